@@ -1,0 +1,244 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/rewind-tui/rewind/model"
+)
+
+// classifier reads one line into a Record: whether it is an event, and its
+// type, key and timestamp. It keeps a decoder and an intern table between
+// calls, so it is not safe for concurrent use; make one per goroutine.
+type classifier struct {
+	rd     bytes.Reader
+	dec    *jsontext.Decoder
+	intern map[string]string
+	keys   []string
+}
+
+var (
+	strictOpts  = []jsontext.Options{jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(true)}
+	lenientOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+)
+
+func newClassifier() *classifier {
+	c := &classifier{intern: map[string]string{}}
+	c.dec = jsontext.NewDecoder(&c.rd)
+	return c
+}
+
+func (c *classifier) internStr(s string) string {
+	if v, ok := c.intern[s]; ok {
+		return v
+	}
+	if len(c.intern) < 1<<16 {
+		c.intern[s] = s
+	}
+	return s
+}
+
+// classify fills r.Problem, r.Detail, r.Type, r.Key and r.TS from line
+// (the record's bytes without the line ending).
+func (c *classifier) classify(line []byte, r *Record) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		r.Problem = ProblemBlank
+		return
+	}
+	if i := bytes.IndexByte(line, 0); i >= 0 {
+		r.Problem = ProblemNUL
+		r.Detail = fmt.Sprintf("%d NUL bytes, the first at byte %d of the line", bytes.Count(line, []byte{0}), i)
+		return
+	}
+	if !utf8.Valid(line) {
+		r.Problem = ProblemInvalidUTF8
+		r.Detail = fmt.Sprintf("first invalid byte at byte %d of the line", firstInvalidUTF8(line))
+		return
+	}
+	err := c.scan(line, r, strictOpts)
+	if errors.Is(err, jsontext.ErrDuplicateName) {
+		r.Problem = WarnDuplicateKeys
+		r.Type, r.Key, r.TS = "", "", 0
+		err = c.scan(line, r, lenientOpts)
+	}
+	if err != nil {
+		if r.Problem != ProblemNotObject {
+			r.Problem = ProblemNotJSON
+		}
+		r.Type, r.Key, r.TS = "", "", 0
+		r.Detail = jsonErrorText(err)
+		return
+	}
+	if r.Problem == OK && hasCaseVariants(c.keys) {
+		r.Problem = WarnCaseKeys
+	}
+}
+
+// scan tokenizes line as one JSON object and picks the top-level type, seq,
+// id and timestamp without decoding anything else.
+func (c *classifier) scan(line []byte, r *Record, opts []jsontext.Options) error {
+	c.rd.Reset(line)
+	c.dec.Reset(&c.rd, opts...)
+	c.keys = c.keys[:0]
+	tok, err := c.dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	if tok.Kind() != '{' {
+		r.Problem = ProblemNotObject
+		return fmt.Errorf("the line holds a JSON %s", kindName(tok.Kind()))
+	}
+	var seq, id string
+	for c.dec.PeekKind() != '}' {
+		nt, err := c.dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		name := nt.String()
+		if len(c.keys) < 64 {
+			c.keys = append(c.keys, name)
+		}
+		switch name {
+		case "type", "seq", "id", "timestamp":
+			if k := c.dec.PeekKind(); k == '{' || k == '[' {
+				if err := c.dec.SkipValue(); err != nil {
+					return err
+				}
+				continue
+			}
+			vt, err := c.dec.ReadToken()
+			if err != nil {
+				return err
+			}
+			switch name {
+			case "type":
+				if vt.Kind() == '"' {
+					r.Type = c.internStr(vt.String())
+				}
+			case "seq":
+				if vt.Kind() == '0' || vt.Kind() == '"' {
+					seq = vt.String()
+				}
+			case "id":
+				if vt.Kind() == '0' || vt.Kind() == '"' {
+					id = vt.String()
+				}
+			case "timestamp":
+				r.TS = timestampMillis(vt)
+			}
+		default:
+			if err := c.dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := c.dec.ReadToken(); err != nil {
+		return err
+	}
+	if _, err := c.dec.ReadToken(); err == nil {
+		return errors.New("more than one JSON value on the line")
+	}
+	if seq != "" {
+		r.Key = seq
+	} else {
+		r.Key = id
+	}
+	return nil
+}
+
+func timestampMillis(t jsontext.Token) int64 {
+	switch t.Kind() {
+	case '0':
+		f, err := t.Float()
+		if err != nil || f < 0 || f > 1e16 {
+			return 0
+		}
+		return int64(f)
+	case '"':
+		if tm := model.ParseTime(t.String()); !tm.IsZero() {
+			return tm.UnixMilli()
+		}
+	}
+	return 0
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "value"
+}
+
+// jsonErrorText returns the decoder's message without journal bytes (the
+// byte offset is kept, the offending text is not).
+func jsonErrorText(err error) string {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		msg := se.Err.Error()
+		if errors.Is(se.Err, jsontext.ErrDuplicateName) {
+			msg = "duplicate object member name"
+		}
+		if i := strings.IndexByte(msg, '\''); i >= 0 || strings.ContainsAny(msg, "\"`") {
+			msg = genericSyntaxMessage(msg)
+		}
+		return fmt.Sprintf("%s at byte %d of the line", msg, se.ByteOffset)
+	}
+	if errors.Is(err, errEOF) {
+		return "the JSON value ends early"
+	}
+	return genericSyntaxMessage(err.Error())
+}
+
+var errEOF = errors.New("unexpected EOF")
+
+// genericSyntaxMessage drops any quoted input from a decoder message, so an
+// error text never carries journal bytes.
+func genericSyntaxMessage(msg string) string {
+	if i := strings.IndexAny(msg, "'\"`"); i >= 0 {
+		msg = strings.TrimSpace(msg[:i])
+		msg = strings.TrimSuffix(msg, ":")
+	}
+	if msg == "" {
+		return "invalid JSON"
+	}
+	return msg
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// hasCaseVariants reports whether two top-level keys differ only in case
+// ({"seq":1,"SEQ":9}): Node's JSON.parse and rewind keep them apart, Go's
+// encoding/json v1 would not.
+func hasCaseVariants(keys []string) bool {
+	for i := range keys {
+		for j := i + 1; j < len(keys); j++ {
+			if keys[i] != keys[j] && strings.EqualFold(keys[i], keys[j]) {
+				return true
+			}
+		}
+	}
+	return false
+}

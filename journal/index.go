@@ -1,0 +1,240 @@
+package journal
+
+import (
+	"bytes"
+	"io"
+	"sync"
+)
+
+// DefaultMaxRecord is the longest line read as a record (16 MiB). Longer
+// lines are skipped without being held in memory and marked.
+const DefaultMaxRecord = 16 << 20
+
+const chunkSize = 1 << 20
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// Index is the list of records of one journal, built by scanning its bytes
+// from the start and extended as the file grows. Only complete lines (ended
+// by "\n") become records; an incomplete last line is held back and reported
+// by Incomplete.
+//
+// An Index is safe for concurrent use: one goroutine scans while others read
+// snapshots (Records and Events return slices that later scans never
+// modify).
+type Index struct {
+	mu        sync.RWMutex
+	recs      []Record
+	events    []int32 // record index of each event, by Pos-1
+	next      int64   // offset of the first byte not yet consumed
+	line      int32   // lines consumed
+	tailLen   int64   // bytes of the incomplete last line at next
+	maxRecord int64
+	cls       *classifier
+	buf       []byte
+}
+
+// NewIndex returns an empty index that skips lines longer than maxRecord
+// bytes (DefaultMaxRecord when maxRecord <= 0).
+func NewIndex(maxRecord int64) *Index {
+	if maxRecord <= 0 {
+		maxRecord = DefaultMaxRecord
+	}
+	return &Index{maxRecord: maxRecord, cls: newClassifier()}
+}
+
+// Scan reads r from the end of the last complete line consumed up to size
+// and appends a record for each complete line found. It returns the number
+// of records added. Scan must not be called concurrently with itself.
+func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
+	ix.mu.RLock()
+	pos, line := ix.next, ix.line
+	ix.mu.RUnlock()
+	if size <= pos {
+		ix.setTail(pos, line, nil, 0)
+		return 0, nil
+	}
+	if ix.buf == nil {
+		ix.buf = make([]byte, chunkSize)
+	}
+	var added []Record
+	var (
+		lineStart = pos   // offset of the current line's first byte
+		carry     []byte  // bytes of the current line read so far
+		skipping  = false // the current line is over the limit
+		readAt    = pos
+	)
+	for readAt < size {
+		n := int64(len(ix.buf))
+		if size-readAt < n {
+			n = size - readAt
+		}
+		m, err := r.ReadAt(ix.buf[:n], readAt)
+		if m == 0 && err != nil {
+			if err == io.EOF {
+				break
+			}
+			ix.commit(added, lineStart, line, size-lineStart)
+			return len(added), err
+		}
+		chunk := ix.buf[:m]
+		base := readAt
+		readAt += int64(m)
+		for len(chunk) > 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			if i < 0 {
+				if !skipping {
+					if int64(len(carry)+len(chunk)) > ix.maxRecord {
+						skipping, carry = true, nil
+					} else {
+						carry = append(carry, chunk...)
+					}
+				}
+				break
+			}
+			end := base + int64(i) // offset of the '\n'
+			line++
+			var rec Record
+			if skipping {
+				rec = Record{Off: lineStart, Len: end - lineStart, Line: line, Problem: ProblemTooLong}
+				rec.Detail = tooLongDetail(end-lineStart, ix.maxRecord)
+			} else {
+				var body []byte
+				if len(carry) > 0 {
+					carry = append(carry, chunk[:i]...)
+					body = carry
+				} else {
+					body = chunk[:i]
+				}
+				if int64(len(body)) > ix.maxRecord {
+					rec = Record{Off: lineStart, Len: int64(len(body)), Line: line, Problem: ProblemTooLong}
+					rec.Detail = tooLongDetail(int64(len(body)), ix.maxRecord)
+				} else {
+					added = ix.lineRecords(added, body, lineStart, line)
+				}
+			}
+			if rec.Line != 0 {
+				added = append(added, rec)
+			}
+			chunk = chunk[i+1:]
+			base = end + 1
+			lineStart = end + 1
+			carry, skipping = carry[:0], false
+			if cap(carry) > 4*chunkSize {
+				carry = nil
+			}
+		}
+	}
+	ix.commit(added, lineStart, line, size-lineStart)
+	return len(added), nil
+}
+
+func tooLongDetail(n, limit int64) string {
+	return "record of " + humanBytes(n) + " skipped (limit " + humanBytes(limit) + ")"
+}
+
+// lineRecords classifies one complete line (without its "\n") that starts
+// at off and appends its record(s). A BOM at offset 0 is stripped and noted;
+// a trailing "\r" is not part of the record.
+func (ix *Index) lineRecords(out []Record, body []byte, off int64, line int32) []Record {
+	warnBOM := false
+	if off == 0 && bytes.HasPrefix(body, bom) {
+		body, off, warnBOM = body[len(bom):], off+int64(len(bom)), true
+	}
+	body = bytes.TrimSuffix(body, []byte{'\r'})
+	// A run of NUL bytes (a preallocated or crashed write) followed by a
+	// record: mark the run, then read the record after it.
+	if len(body) > 0 && body[0] == 0 {
+		n := 0
+		for n < len(body) && body[n] == 0 {
+			n++
+		}
+		if n < len(body) && bytes.IndexByte(body[n:], 0) < 0 {
+			out = append(out, Record{Off: off, Len: int64(n), Line: line, Problem: ProblemNUL,
+				Detail: humanCount(n) + " NUL bytes before a record on the same line"})
+			body, off = body[n:], off+int64(n)
+		}
+	}
+	rec := Record{Off: off, Len: int64(len(body)), Line: line}
+	ix.cls.classify(body, &rec)
+	if warnBOM && rec.Problem == OK {
+		rec.Problem = WarnBOM
+	}
+	return append(out, rec)
+}
+
+// commit publishes added records and the new scan position.
+func (ix *Index) commit(added []Record, next int64, line int32, tail int64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for i := range added {
+		if !added[i].Problem.Bad() {
+			ix.events = append(ix.events, int32(len(ix.recs)))
+			added[i].Pos = int32(len(ix.events))
+		}
+		ix.recs = append(ix.recs, added[i])
+	}
+	ix.next, ix.line, ix.tailLen = next, line, tail
+}
+
+func (ix *Index) setTail(next int64, line int32, _ []Record, tail int64) {
+	ix.mu.Lock()
+	ix.next, ix.line, ix.tailLen = next, line, tail
+	ix.mu.Unlock()
+}
+
+// Records returns the records indexed so far, in file order. The slice is a
+// snapshot: later scans append to the index without changing it.
+func (ix *Index) Records() []Record {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.recs[:len(ix.recs):len(ix.recs)]
+}
+
+// Events returns, for each event position p (1-based), the index in Records
+// of its record at [p-1]. A snapshot, like Records.
+func (ix *Index) Events() []int32 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.events[:len(ix.events):len(ix.events)]
+}
+
+// Counts returns the number of records and of events indexed so far.
+func (ix *Index) Counts() (records, events int) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.recs), len(ix.events)
+}
+
+// Consumed returns the offset just after the last complete line indexed.
+func (ix *Index) Consumed() int64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.next
+}
+
+// Incomplete returns a marker record for the bytes after the last complete
+// line (a line whose "\n" has not been written yet, or a torn last line),
+// and false when there are none. It is not part of Records: when its
+// newline arrives, the next Scan turns it into a record.
+func (ix *Index) Incomplete() (Record, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.tailLen <= 0 {
+		return Record{}, false
+	}
+	return Record{Off: ix.next, Len: ix.tailLen, Line: ix.line + 1, Problem: ProblemIncomplete,
+		Detail: "no newline at the end of the file yet (a writer may be in the middle of it, or was killed)"}, true
+}
+
+// Reset empties the index, for a journal that was truncated or replaced.
+func (ix *Index) Reset() {
+	ix.mu.Lock()
+	ix.recs, ix.events = nil, nil
+	ix.next, ix.line, ix.tailLen = 0, 0, 0
+	ix.mu.Unlock()
+}
+
+func humanCount(n int) string {
+	return itoa(int64(n))
+}

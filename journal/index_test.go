@@ -1,0 +1,201 @@
+package journal
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func scanAll(t testing.TB, data []byte, max int64, steps []int) *Index {
+	ix := NewIndex(max)
+	r := bytes.NewReader(data)
+	size := 0
+	for _, s := range steps {
+		size += s
+		if size > len(data) {
+			size = len(data)
+		}
+		if _, err := ix.Scan(r, int64(size)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ix.Scan(r, int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func TestScanBrokenLines(t *testing.T) {
+	long := `{"type":"big","text":"` + strings.Repeat("x", 3000) + `"}`
+	input := "\xef\xbb\xbf" + `{"seq":1,"type":"A"}` + "\r\n" +
+		"\n" +
+		`{"seq":2,"type":` + "\n" +
+		`[1,2]` + "\n" +
+		`{"seq":3,"type":"B","bad":"` + "\xff" + `"}` + "\n" +
+		`{"seq":4,"type":"C","type":"D"}` + "\n" +
+		`{"seq":5,"SEQ":999,"type":"E"}` + "\n" +
+		"\x00\x00\x00" + `{"seq":6,"type":"F"}` + "\n" +
+		`{"seq":7,` + "\x00" + `"type":"G"}` + "\n" +
+		long + "\n" +
+		`{"seq":9,"type":"H","timestamp":"2026-11-21T22:29:47.177Z"}` + "\n" +
+		`{"seq":10,"type":"torn`
+	ix := scanAll(t, []byte(input), 1024, nil)
+	type row struct {
+		line    int32
+		pos     int32
+		problem Problem
+		typ     string
+		key     string
+	}
+	var got []row
+	for _, r := range ix.Records() {
+		got = append(got, row{r.Line, r.Pos, r.Problem, r.Type, r.Key})
+	}
+	want := []row{
+		{1, 1, WarnBOM, "A", "1"},
+		{2, 0, ProblemBlank, "", ""},
+		{3, 0, ProblemNotJSON, "", ""},
+		{4, 0, ProblemNotObject, "", ""},
+		{5, 0, ProblemInvalidUTF8, "", ""},
+		{6, 2, WarnDuplicateKeys, "D", "4"},
+		{7, 3, WarnCaseKeys, "E", "5"},
+		{8, 0, ProblemNUL, "", ""},
+		{8, 4, OK, "F", "6"},
+		{9, 0, ProblemNUL, "", ""},
+		{10, 0, ProblemTooLong, "", ""},
+		{11, 5, OK, "H", "9"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("records:\n got %v\nwant %v", got, want)
+	}
+	if ts := ix.Records()[11].TS; ts != 1795300187177 {
+		t.Errorf("timestamp = %d", ts)
+	}
+	inc, ok := ix.Incomplete()
+	if !ok || inc.Len != int64(len(`{"seq":10,"type":"torn`)) || inc.Line != 12 {
+		t.Errorf("incomplete tail = %+v, %v", inc, ok)
+	}
+	// The BOM is not part of the first record.
+	if r := ix.Records()[0]; r.Off != 3 || r.Len != int64(len(`{"seq":1,"type":"A"}`)) {
+		t.Errorf("first record at %d+%d", r.Off, r.Len)
+	}
+	// Detail never quotes journal bytes.
+	for _, r := range ix.Records() {
+		if strings.ContainsAny(r.Detail, "\xff\x00") || strings.Contains(r.Detail, "torn") {
+			t.Errorf("detail quotes the line: %q", r.Detail)
+		}
+	}
+}
+
+func TestTornLineCompletesOnce(t *testing.T) {
+	data := []byte(`{"type":"a"}` + "\n" + `{"type":"b"}` + "\n")
+	// Grow the file one byte at a time: each line becomes one record, once.
+	steps := make([]int, len(data))
+	for i := range steps {
+		steps[i] = 1
+	}
+	ix := scanAll(t, data, 0, steps)
+	if r, e := ix.Counts(); r != 2 || e != 2 {
+		t.Fatalf("records=%d events=%d, want 2 2", r, e)
+	}
+	if _, ok := ix.Incomplete(); ok {
+		t.Error("no incomplete tail expected")
+	}
+}
+
+func TestArrayJournalReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "journal.jsonl")
+	content := "[\n  {\n    \"seq\": 1,\n    \"type\": \"RUN_START\"\n  },\n  {\"seq\": 2, \"type\": \"THOUGHT\"}\n]\n"
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if j.Form() != FormArray {
+		t.Fatalf("form = %v, want array", j.Form())
+	}
+	if !strings.Contains(j.Form().Warning(), "jq -c '.[]'") {
+		t.Errorf("warning lacks the fix: %s", j.Form().Warning())
+	}
+	recs := j.Index.Records()
+	if len(recs) != 2 || recs[0].Type != "RUN_START" || recs[1].Key != "2" || recs[0].Line != 2 {
+		t.Fatalf("records = %+v", recs)
+	}
+	ev, err := j.Event(1)
+	if err != nil || !bytes.HasPrefix(ev.Raw, []byte("{")) || !bytes.HasSuffix(ev.Raw, []byte("}")) {
+		t.Fatalf("event 1 = %q, %v", ev.Raw, err)
+	}
+}
+
+// checkCoverage asserts that records, line endings, a leading BOM and the
+// incomplete tail account for every byte of data exactly once.
+func checkCoverage(t *testing.T, data []byte, ix *Index) {
+	t.Helper()
+	seen := make([]int, len(data))
+	mark := func(off, n int64) {
+		for i := off; i < off+n && i < int64(len(data)); i++ {
+			seen[i]++
+		}
+	}
+	for _, r := range ix.Records() {
+		mark(r.Off, r.Len)
+	}
+	if inc, ok := ix.Incomplete(); ok {
+		mark(inc.Off, inc.Len)
+	}
+	if bytes.HasPrefix(data, bom) && len(ix.Records()) > 0 && ix.Records()[0].Off == 3 {
+		mark(0, 3)
+	}
+	for i, c := range seen {
+		if c > 1 {
+			t.Fatalf("byte %d covered %d times", i, c)
+		}
+		if c == 0 {
+			// Only line endings may be uncovered: "\n" and a "\r" before it.
+			if data[i] == '\n' || (data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n') {
+				continue
+			}
+			t.Fatalf("byte %d (%q) not covered by any record", i, data[i])
+		}
+	}
+}
+
+func FuzzSplitLines(f *testing.F) {
+	seeds := []string{
+		"", "\n", "{}\n", `{"type":"a"}` + "\n" + `{"type":"b"`,
+		"\xef\xbb\xbf{\"seq\":1}\r\n\n\x00\x00{\"seq\":2}\n",
+		"[1]\n\"s\"\nnull\n{\"a\":1,\"a\":2}\n",
+		"{\"type\":\"\xff\"}\n" + strings.Repeat("y", 300) + "\n",
+	}
+	if fs, _ := filepath.Glob("../testdata/broken/*.jsonl"); len(fs) > 0 {
+		for _, p := range fs {
+			if b, err := os.ReadFile(p); err == nil && len(b) < 1<<16 {
+				seeds = append(seeds, string(b))
+			}
+		}
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s), uint8(7))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
+		const max = 256
+		whole := scanAll(t, data, max, nil)
+		checkCoverage(t, data, whole)
+		n := int(step%64) + 1
+		var steps []int
+		for i := 0; i < len(data); i += n {
+			steps = append(steps, n)
+		}
+		pieces := scanAll(t, data, max, steps)
+		if !reflect.DeepEqual(whole.Records(), pieces.Records()) {
+			t.Fatalf("scanning in pieces of %d gives other records", n)
+		}
+	})
+}

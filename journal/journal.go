@@ -1,0 +1,276 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/rewind-tui/rewind/model"
+)
+
+// Form is the overall shape of a journal file.
+type Form uint8
+
+const (
+	// FormJSONL is one JSON object per line, the form every seed system writes.
+	FormJSONL Form = iota
+	// FormArray is a JSON array of objects: the file was reformatted by a
+	// tool (Delta Engine's 2025-10-09 incident). Read-only.
+	FormArray
+	// FormPretty is JSONL whose first object is pretty-printed over several
+	// lines. Read-only.
+	FormPretty
+)
+
+// Fix is the advice shown for a journal that is not in JSONL form.
+const Fix = "convert it back with: jq -c '.[]' FILE > journal.jsonl (rewind never rewrites a journal)"
+
+// Warning returns a plain-words description of a non-JSONL form, or "".
+func (f Form) Warning() string {
+	switch f {
+	case FormArray:
+		return "this file is a JSON array, not JSONL: probably reformatted by an editor or tool; shown read-only, decisions are refused; " + Fix
+	case FormPretty:
+		return "this file holds pretty-printed JSON, not one object per line: probably reformatted by an editor or tool; shown read-only, decisions are refused; " + Fix
+	}
+	return ""
+}
+
+// maxArrayFile bounds the best-effort reading of a JSON-array journal,
+// which has to be held in memory whole.
+const maxArrayFile = 512 << 20
+
+// Journal is an open journal file (read-only) and its index.
+//
+// Update may run in one goroutine while others call the read methods.
+type Journal struct {
+	// Path is the path the journal was opened with.
+	Path string
+	// Index holds the records found so far.
+	Index *Index
+
+	f    *os.File
+	form Form
+	size int64
+}
+
+// Open opens path read-only and indexes what it holds now. It fails only
+// when the file cannot be opened or read; broken content becomes records.
+func Open(path string, maxRecord int64) (*Journal, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s is a directory, not a journal file", path)
+	}
+	j := &Journal{Path: path, f: f, Index: NewIndex(maxRecord)}
+	if _, err := j.Update(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// Close closes the file.
+func (j *Journal) Close() error { return j.f.Close() }
+
+// File returns the open read-only file, for tailers that compare identity.
+func (j *Journal) File() *os.File { return j.f }
+
+// Form returns the journal's shape as of the last Update.
+func (j *Journal) Form() Form { return j.form }
+
+// Size returns the file size seen by the last Update.
+func (j *Journal) Size() int64 { return j.size }
+
+// Update re-stats the file and indexes complete lines appended since the
+// last call. It returns the number of records added.
+func (j *Journal) Update() (int, error) {
+	st, err := j.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return j.UpdateTo(st.Size())
+}
+
+// UpdateTo indexes the file up to size bytes.
+func (j *Journal) UpdateTo(size int64) (int, error) {
+	if j.size == 0 && j.Index.Consumed() == 0 {
+		j.form = detectForm(j.f, size)
+	}
+	j.size = size
+	if j.form == FormArray {
+		return j.scanArray(size)
+	}
+	return j.Index.Scan(j.f, size)
+}
+
+// detectForm looks at the first bytes of the file.
+func detectForm(r io.ReaderAt, size int64) Form {
+	head := make([]byte, 4096)
+	n, _ := r.ReadAt(head, 0)
+	head = bytes.TrimPrefix(head[:n], bom)
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) > 0 && t[0] == '[' {
+		return FormArray
+	}
+	first := head
+	if len(first) > 10 {
+		first = first[:10]
+	}
+	if bytes.Contains(first, []byte("\n  ")) || bytes.Contains(first, []byte("\n{")) ||
+		(len(t) > 0 && t[0] == '{' && bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t\r"), []byte("\n"))) {
+		return FormPretty
+	}
+	return FormJSONL
+}
+
+// scanArray reads a JSON-array journal whole (bounded) and indexes each
+// element as a record. A file larger than the bound is marked instead.
+func (j *Journal) scanArray(size int64) (int, error) {
+	if size == j.Index.Consumed() && size > 0 {
+		return 0, nil
+	}
+	j.Index.Reset()
+	if size > maxArrayFile {
+		rec := Record{Off: 0, Len: size, Line: 1, Problem: ProblemTooLong,
+			Detail: "JSON array journal of " + humanBytes(size) + " is too large to read (limit " + humanBytes(maxArrayFile) + "); " + Fix}
+		j.Index.commit([]Record{rec}, size, 1, 0)
+		return 1, nil
+	}
+	data := make([]byte, size)
+	if _, err := j.f.ReadAt(data, 0); err != nil && err != io.EOF {
+		return 0, err
+	}
+	start := int64(0)
+	if bytes.HasPrefix(data, bom) {
+		start = int64(len(bom))
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data[start:]), lenientOpts...)
+	var recs []Record
+	lineAt := func(off int64) int32 { return int32(bytes.Count(data[:off], []byte{'\n'}) + 1) }
+	fail := func(off int64, err error) {
+		recs = append(recs, Record{Off: off, Len: size - off, Line: lineAt(off), Problem: ProblemNotJSON,
+			Detail: "JSON array ends badly: " + jsonErrorText(err)})
+	}
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
+		fail(start, errors.New("not an array"))
+	} else {
+		for dec.PeekKind() != ']' && dec.PeekKind() != 0 {
+			v, err := dec.ReadValue()
+			if err != nil {
+				fail(start+dec.InputOffset(), err)
+				break
+			}
+			end := start + dec.InputOffset()
+			off := end - int64(len(v))
+			rec := Record{Off: off, Len: int64(len(v)), Line: lineAt(off)}
+			j.Index.cls.classify(v, &rec)
+			recs = append(recs, rec)
+		}
+	}
+	j.Index.commit(recs, size, lineAt(size), 0)
+	return len(recs), nil
+}
+
+// Read returns the bytes of one record.
+func (j *Journal) Read(r Record) ([]byte, error) {
+	if r.Len > j.Index.maxRecord {
+		return nil, fmt.Errorf("record of %s is over the %s limit", humanBytes(r.Len), humanBytes(j.Index.maxRecord))
+	}
+	b := make([]byte, r.Len)
+	n, err := j.f.ReadAt(b, r.Off)
+	if n == len(b) {
+		return b, nil
+	}
+	if err == nil || err == io.EOF {
+		err = fmt.Errorf("journal %s is shorter than its index (truncated?)", j.Path)
+	}
+	return nil, err
+}
+
+// Event returns the event at position pos (1-based).
+func (j *Journal) Event(pos int) (model.Event, error) {
+	ev := j.Index.Events()
+	if pos < 1 || pos > len(ev) {
+		return model.Event{}, fmt.Errorf("no event %d (the journal has %d)", pos, len(ev))
+	}
+	rec := j.Index.Records()[ev[pos-1]]
+	raw, err := j.Read(rec)
+	if err != nil {
+		return model.Event{}, err
+	}
+	return model.Event{Pos: pos, Line: int(rec.Line), Off: rec.Off, Raw: raw}, nil
+}
+
+// Each calls fn for the events at positions from..to (1-based, inclusive)
+// in order, reading the file sequentially in large blocks. ev.Raw is only
+// valid during the call. It stops at the first error fn returns.
+func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
+	evs := j.Index.Events()
+	recs := j.Index.Records()
+	if from < 1 {
+		from = 1
+	}
+	if to > len(evs) {
+		to = len(evs)
+	}
+	const block = 4 << 20
+	var buf []byte
+	var bufOff int64 = -1
+	for p := from; p <= to; p++ {
+		rec := recs[evs[p-1]]
+		if bufOff < 0 || rec.Off < bufOff || rec.Off+rec.Len > bufOff+int64(len(buf)) {
+			n := rec.Len
+			if n < block {
+				n = block
+			}
+			if rem := j.size - rec.Off; rem < n && rem >= rec.Len {
+				n = rem
+			}
+			if int64(cap(buf)) < n {
+				buf = make([]byte, n)
+			}
+			buf = buf[:n]
+			m, err := j.f.ReadAt(buf, rec.Off)
+			if int64(m) < rec.Len {
+				if err == nil || err == io.EOF {
+					err = fmt.Errorf("journal %s is shorter than its index (truncated?)", j.Path)
+				}
+				return err
+			}
+			buf, bufOff = buf[:m], rec.Off
+		}
+		s := rec.Off - bufOff
+		if err := fn(model.Event{Pos: p, Line: int(rec.Line), Off: rec.Off, Raw: buf[s : s+rec.Len]}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return itoa(n) + " B"
+}

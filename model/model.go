@@ -1,0 +1,183 @@
+// Package model holds rewind's domain types: the events a journal holds, the
+// state a format's fold builds from them, the decisions a human still owes,
+// and the Format contract that each seed system's package implements
+// (model/deltaengine, model/durablestream, model/deltamind, model/generic).
+//
+// Nothing here imports a terminal library. States are persistent: Apply never
+// mutates the state it is given, so a replay can keep keyframes that share
+// structure instead of copying it.
+package model
+
+import (
+	"strings"
+	"time"
+)
+
+// Event is one well-formed record of a journal (a JSON object on one line,
+// or one element of a JSON array when a tool reformatted the file), as a fold
+// sees it.
+type Event struct {
+	// Pos is the 1-based position of the event among the journal's events in
+	// file order; bad lines are not counted.
+	Pos int
+	// Line is the 1-based line number where the record starts.
+	Line int
+	// Off is the byte offset of the record's first byte in the file.
+	Off int64
+	// Raw is the record's bytes: one JSON object, without the line ending.
+	// It is only valid during the call it is passed to; a fold that keeps
+	// text must copy it (or, better, keep Off and re-read on demand).
+	Raw []byte
+}
+
+// Row is what the timeline shows for one event. Every string in it comes
+// from the journal and is still hostile: the caller sanitizes it.
+type Row struct {
+	// Key is the format's own number or name for the event: the seq of
+	// Delta Engine and DeltaMind lines, the id of Durable Stream events.
+	Key string
+	// Type is the event's type as the format names it (THOUGHT,
+	// checkpoint.requested, accepted, …).
+	Type string
+	// Actor is who wrote it where the format records one (Durable Stream's
+	// actor, DeltaMind's delta kind owner); empty otherwise.
+	Actor string
+	// Summary is a one-line description: a THOUGHT's text, a tool call's
+	// tool and command, a checkpoint's decision point.
+	Summary string
+	// Time is the event's own timestamp; the zero Time when it has none.
+	Time time.Time
+	// Problem is true for events a user hunting trouble wants to see: failed
+	// actions, error messages, rejected deltas.
+	Problem bool
+}
+
+// Option is one answer a pending decision offers.
+type Option struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// Pending is a decision a human still owes at some point of a journal: a
+// Durable Stream checkpoint, a Delta Engine ask_human call, a generic
+// <name>.requested event. Its JSON shape is the one `rewind pending` and the
+// "pending" field of `rewind state` print.
+type Pending struct {
+	// ID identifies the item in the format's own terms: a checkpoint id
+	// (cp_…), an ask_human action_id (call_…), a generic payload id.
+	ID string `json:"id"`
+	// Kind is "checkpoint", "ask_human" or the generic request's name.
+	Kind string `json:"kind"`
+	// Prompt is the question or decision point shown to the human.
+	Prompt string `json:"prompt"`
+	// Options are the choices offered; empty for free-text answers.
+	Options []Option `json:"options"`
+	// RequestedAt is when the request was made, as RFC 3339 UTC with
+	// milliseconds; empty when the journal does not say.
+	RequestedAt string `json:"requested_at"`
+	// RequestedBy is who asked (Durable Stream requested_by, the agent
+	// otherwise); empty when unknown.
+	RequestedBy string `json:"requested_by"`
+	// At is the position (Event.Pos) of the event that asked.
+	At int `json:"at"`
+}
+
+// State is the result of a format's fold after some prefix of a journal.
+// Implementations are immutable values: safe to share between goroutines
+// and to keep as keyframes.
+type State interface {
+	// View returns the format-specific fields of the state as an ordered
+	// JSON object (the common "format", "at" and "pending" fields are added
+	// by StateJSON).
+	View() Object
+	// Pending lists the decisions still owed, oldest first. The slice must
+	// not be modified by the caller.
+	Pending() []Pending
+}
+
+// Format is one seed system's schema, fold and projections. Implementations
+// are stateless and safe for concurrent use.
+type Format interface {
+	// Name is the format's identifier: "delta-engine", "durable-stream",
+	// "deltamind" or "generic".
+	Name() string
+	// Init returns the state before the first event.
+	Init() State
+	// Apply folds one event into s and returns the new state. It must not
+	// modify s. A record the format does not understand leaves the state as
+	// it was (returning s itself); Apply never panics on hostile input.
+	Apply(s State, ev Event) State
+	// Docs names the Markdown projections the format offers, the default
+	// first (DeltaMind: ACTIVE_STATE, DECISIONS, TASKS, CONSTRAINTS).
+	Docs() []string
+	// Render returns the Markdown projection doc of s. Journal strings are
+	// embedded as they are (not sanitized): the caller sanitizes the whole
+	// document before it reaches a terminal.
+	Render(s State, doc string) string
+	// Describe returns the timeline row of one event.
+	Describe(ev Event) Row
+}
+
+// Format names, as "format" in the state JSON and as --format values.
+const (
+	DeltaEngine   = "delta-engine"
+	DurableStream = "durable-stream"
+	DeltaMind     = "deltamind"
+	Generic       = "generic"
+)
+
+// StateJSON returns the full state object that `rewind state` prints and the
+// state pane shows: "format", "at" and "pending" first, then the format's own
+// fields.
+func StateJSON(f Format, s State, at int) Object {
+	p := s.Pending()
+	items := make([]any, 0, len(p))
+	for _, it := range p {
+		items = append(items, it.Object())
+	}
+	out := Object{{"format", f.Name()}, {"at", at}, {"pending", items}}
+	return append(out, s.View()...)
+}
+
+// Object returns the item as an ordered JSON object.
+func (p Pending) Object() Object {
+	opts := make([]any, 0, len(p.Options))
+	for _, o := range p.Options {
+		opts = append(opts, Object{{"id", o.ID}, {"label", o.Label}})
+	}
+	return Object{
+		{"id", p.ID}, {"kind", p.Kind}, {"prompt", p.Prompt}, {"options", opts},
+		{"requested_at", p.RequestedAt}, {"requested_by", p.RequestedBy}, {"at", p.At},
+	}
+}
+
+// FormatTime returns t as RFC 3339 UTC with milliseconds
+// (2026-11-21T22:29:47.195Z), the way JavaScript's Date.toISOString writes
+// it, or "" for the zero Time.
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// ParseTime reads an ISO-8601 timestamp as the seed systems write them
+// (toISOString, or Python isoformat with an offset). It returns the zero Time
+// when s is not one.
+func ParseTime(s string) time.Time {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// MillisTime converts Unix milliseconds (Durable Stream's timestamp) to a Time.
+func MillisTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}

@@ -1,0 +1,202 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Field is one member of an Object.
+type Field struct {
+	Key   string
+	Value any
+}
+
+// Object is a JSON object that keeps its members in order. Values are nil,
+// bool, string, int, int64, float64, json.Number, Object or []any; anything
+// else is marshalled with encoding/json.
+type Object []Field
+
+// Get returns the value of the first member named key and whether it exists.
+func (o Object) Get(key string) (any, bool) {
+	for _, f := range o {
+		if f.Key == key {
+			return f.Value, true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON writes the members in order.
+func (o Object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := marshalValue(f.Value)
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", f.Key, err)
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func marshalValue(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case Object:
+		return x.MarshalJSON()
+	case []any:
+		var b bytes.Buffer
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			ev, err := marshalValue(e)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(ev)
+		}
+		b.WriteByte(']')
+		return b.Bytes(), nil
+	default:
+		return json.Marshal(v)
+	}
+}
+
+// Indent returns v (an Object or any JSON value of the kinds Object holds)
+// as JSON indented by two spaces, with a final newline, the way
+// `rewind state` prints it.
+func Indent(v any) ([]byte, error) {
+	raw, err := marshalValue(v)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// decodeOptions are the JSON semantics of the seed systems' readers (Node's
+// JSON.parse): keys match case-sensitively, a duplicate key keeps the last
+// value, and invalid UTF-8 is tolerated (the index reports such lines).
+var decodeOptions = jsonv2.JoinOptions(
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+)
+
+// Unmarshal decodes raw into v with the same rules as the Node writers'
+// JSON.parse: case-sensitive keys, the last of duplicate keys wins, unknown
+// keys are ignored. Folds use it to read only the fields they need.
+func Unmarshal(raw []byte, v any) error {
+	return jsonv2.Unmarshal(raw, v, decodeOptions)
+}
+
+// FromRaw decodes raw JSON into the ordered form Object uses (Object, []any,
+// string, json.Number, bool, nil), keeping member order as in the file. A
+// duplicate key keeps its first position and its last value, as JSON.parse
+// does.
+func FromRaw(raw []byte) (any, error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), decodeOptions)
+	v, err := readValue(dec, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+const maxDepth = 1000
+
+func readValue(dec *jsontext.Decoder, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, errors.New("JSON nested too deeply")
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case 'n':
+		return nil, nil
+	case 't', 'f':
+		return tok.Bool(), nil
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return json.Number(tok.String()), nil
+	case '[':
+		arr := []any{}
+		for dec.PeekKind() != ']' {
+			v, err := readValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		_, err := dec.ReadToken()
+		return arr, err
+	case '{':
+		obj := Object{}
+		for dec.PeekKind() != '}' {
+			kt, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			k := kt.String()
+			v, err := readValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			replaced := false
+			for i := range obj {
+				if obj[i].Key == k {
+					obj[i].Value = v
+					replaced = true
+					break
+				}
+			}
+			if !replaced {
+				obj = append(obj, Field{k, v})
+			}
+		}
+		_, err := dec.ReadToken()
+		return obj, err
+	}
+	return nil, fmt.Errorf("unexpected JSON token %v", tok.Kind())
+}
+
+// RawObject decodes raw into an Object, or returns an Object holding the
+// error text under "error" when raw is not a JSON object.
+func RawObject(raw []byte) Object {
+	v, err := FromRaw(raw)
+	if err != nil {
+		return Object{{"error", err.Error()}}
+	}
+	if o, ok := v.(Object); ok {
+		return o
+	}
+	return Object{{"value", v}}
+}
+
+// Itoa is strconv.Itoa for int64, for the many places that print seqs.
+func Itoa(n int64) string { return strconv.FormatInt(n, 10) }
