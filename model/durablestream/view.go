@@ -1,0 +1,208 @@
+package durablestream
+
+import (
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/rewind-tui/rewind/model"
+)
+
+func num(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func (c *checkpoint) object() model.Object {
+	opts := make([]any, len(c.options))
+	for i, o := range c.options {
+		oo := obj("id", o.ID, "label", o.Label)
+		if o.Description != "" {
+			oo = append(oo, model.Field{Key: "description", Value: o.Description})
+		}
+		opts[i] = oo
+	}
+	return obj("id", c.id, "decision_point", c.decisionPoint, "options", opts,
+		"requested_by", c.requestedBy, "requested_at", c.requestedAt, "expires_at", num(c.expiresAt),
+		"stream_id", c.streamID, "at", c.at)
+}
+
+// View returns the state's fields in this order:
+//
+//   - "pending_checkpoints": the Checkpoint payloads still pending, oldest
+//     first, each {id, decision_point, options [{id, label, description?}],
+//     requested_by, requested_at (ms), expires_at (ms or null), stream_id,
+//     at}, where at is the position of checkpoint.requested.
+//   - "active_intents": the Intent payloads of agent.spawned not yet
+//     completed, failed or aborted, each {id, description, agent, prompt,
+//     parent_session_id, timeout_ms, status ("running", as resume() forces
+//     it), created_at, stream_id, at}.
+//   - "decided_checkpoints": every checkpoint.approved and
+//     checkpoint.rejected, each {id, decision_point, approved, by, option,
+//     reason, at, decided_at (ms), matched}; matched is false for a
+//     decision on a checkpoint that was not pending.
+//   - "finished_intents": each {id, agent, description, status (completed,
+//     failed, aborted), result, error, duration, at, finished_at (ms)}.
+//   - "ledger": {epics, tasks, directives, assumptions, learnings, handoffs}
+//     from the ledger.* events; epics {id, title, status, result, error,
+//     at} and tasks {id, title, epic_id, agent, status, result, error, at}
+//     hold their latest status (the event type's last word).
+//   - "sessions": each {id, title, directory, status, error, created_at,
+//     updated_at, at} from lifecycle.session.* events.
+//   - "events_replayed" and "last_event_at" (ms), as resume() reports them.
+//   - "counts": the number of events of each type, by type name.
+func (s *state) View() model.Object {
+	pend := []any{}
+	for _, c := range s.pending.values() {
+		pend = append(pend, c.object())
+	}
+	act := []any{}
+	for _, in := range s.active.values() {
+		act = append(act, obj("id", in.id, "description", in.description, "agent", in.agent,
+			"prompt", in.prompt, "parent_session_id", in.parentSessionID, "timeout_ms", num(in.timeoutMs),
+			"status", "running", "created_at", num(in.createdAt), "stream_id", in.streamID, "at", in.at))
+	}
+	dec := []any{}
+	for it := s.decided.Iterator(); !it.Done(); {
+		_, d := it.Next()
+		dec = append(dec, obj("id", d.id, "decision_point", d.decisionPoint, "approved", d.approved,
+			"by", d.by, "option", d.option, "reason", d.reason, "at", d.at, "decided_at", d.decidedAt,
+			"matched", d.matched))
+	}
+	fin := []any{}
+	for it := s.finished.Iterator(); !it.Done(); {
+		_, f := it.Next()
+		fin = append(fin, obj("id", f.id, "agent", f.agent, "description", f.description,
+			"status", f.status, "result", f.result, "error", f.err, "duration", num(f.duration),
+			"at", f.at, "finished_at", f.finishedAt))
+	}
+	epics := []any{}
+	for _, e := range s.epics.values() {
+		epics = append(epics, obj("id", e.id, "title", e.title, "status", e.status,
+			"result", e.result, "error", e.err, "at", e.at))
+	}
+	tasks := []any{}
+	for _, t := range s.tasks.values() {
+		tasks = append(tasks, obj("id", t.id, "title", t.title, "epic_id", t.epicID, "agent", t.agent,
+			"status", t.status, "result", t.result, "error", t.err, "at", t.at))
+	}
+	list := func(l interface {
+		Len() int
+		Get(int) model.Object
+	}) []any {
+		out := make([]any, l.Len())
+		for i := range out {
+			out[i] = l.Get(i)
+		}
+		return out
+	}
+	sess := []any{}
+	for _, se := range s.sessions.values() {
+		sess = append(sess, obj("id", se.id, "title", se.title, "directory", se.directory,
+			"status", se.status, "error", se.err, "created_at", se.createdAt, "updated_at", se.updatedAt, "at", se.at))
+	}
+	counts := model.Object{}
+	for it := s.counts.Iterator(); !it.Done(); {
+		k, v, _ := it.Next()
+		counts = append(counts, model.Field{Key: k, Value: v})
+	}
+	return obj(
+		"pending_checkpoints", pend,
+		"active_intents", act,
+		"decided_checkpoints", dec,
+		"finished_intents", fin,
+		"ledger", obj("epics", epics, "tasks", tasks, "directives", list(s.directives),
+			"assumptions", list(s.assumptions), "learnings", list(s.learnings), "handoffs", list(s.handoffs)),
+		"sessions", sess,
+		"events_replayed", s.n,
+		"last_event_at", s.lastEventAt,
+		"counts", counts,
+	)
+}
+
+// Describe returns the timeline row of one event: Key its id, Type its
+// type, Actor its actor, Time its timestamp, and a one-line Summary of its
+// payload. Failed agents and session errors are problems. Fields of the
+// wrong type are left out.
+func (format) Describe(ev model.Event) model.Row {
+	var fields map[string]jsontext.Value
+	if model.Unmarshal(ev.Raw, &fields) != nil {
+		return model.Row{Summary: "not a JSON object", Problem: true}
+	}
+	row := model.Row{Key: str(fields, "id"), Type: str(fields, "type"), Actor: str(fields, "actor")}
+	var ms int64
+	if v, ok := fields["timestamp"]; ok && v.Kind() == '0' && model.Unmarshal(v, &ms) == nil {
+		row.Time = model.MillisTime(ms)
+	}
+	var p map[string]jsontext.Value
+	if v, ok := fields["payload"]; ok && v.Kind() == '{' {
+		_ = model.Unmarshal(v, &p)
+	}
+	join := func(parts ...string) string {
+		var out []string
+		for _, s := range parts {
+			if s != "" {
+				out = append(out, s)
+			}
+		}
+		return strings.Join(out, ": ")
+	}
+	switch t := row.Type; {
+	case t == "checkpoint.requested":
+		row.Summary = str(p, "decision_point")
+	case t == "checkpoint.approved":
+		row.Summary = join(str(p, "checkpoint_id")+" by "+str(p, "approved_by"), str(p, "selected_option"))
+	case t == "checkpoint.rejected":
+		row.Summary = join(str(p, "checkpoint_id")+" by "+str(p, "rejected_by"), str(p, "reason"))
+	case t == "agent.spawned":
+		what := str(p, "description")
+		if what == "" {
+			what = str(p, "prompt")
+		}
+		row.Summary = join(str(p, "agent"), what)
+	case t == "agent.completed":
+		row.Summary = text(p["result"])
+	case t == "agent.failed":
+		row.Summary, row.Problem = text(p["error"]), true
+	case t == "lifecycle.session.error":
+		row.Summary, row.Problem = text(p["error"]), true
+	case t == "lifecycle.session.created":
+		row.Summary = join(str(p, "id"), str(p, "title"))
+	case strings.HasSuffix(t, "_delta"):
+		row.Summary = str(p, "delta")
+	case strings.HasSuffix(t, "_snapshot"):
+		row.Summary = str(p, "text")
+	case t == "files.changed" || t == "files.patched":
+		row.Summary = str(p, "file")
+	case strings.HasPrefix(t, "ledger."):
+		row.Summary = join(str(p, "epicId"), str(p, "epicTitle"))
+		if id := str(p, "taskId"); id != "" {
+			row.Summary = join(id, str(p, "taskTitle"))
+		}
+		for _, k := range []string{"directiveContent", "assumptionContent", "learningContent", "handoffReason"} {
+			if s := str(p, k); s != "" {
+				row.Summary = join(row.Summary, s)
+			}
+		}
+		if e := text(p["error"]); e != "" {
+			row.Summary, row.Problem = join(row.Summary, e), true
+		}
+	}
+	if row.Summary == "" && !strings.HasPrefix(row.Type, "checkpoint.") {
+		if v, ok := fields["payload"]; ok {
+			row.Summary = text(v)
+		}
+	}
+	row.Summary = cut(row.Summary, 200)
+	return row
+}
+
+func str(m map[string]jsontext.Value, k string) string {
+	var s string
+	if v, ok := m[k]; ok && v.Kind() == '"' {
+		_ = model.Unmarshal(v, &s)
+	}
+	return s
+}
