@@ -1,0 +1,160 @@
+// Package app ties a PATH to an open journal, its detected format and its
+// replay: the one way the TUI and every headless command open a journal.
+package app
+
+import (
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/model/deltaengine"
+	"github.com/rewind-tui/rewind/model/deltamind"
+	"github.com/rewind-tui/rewind/model/formats"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+// Options change how a journal is opened.
+type Options struct {
+	// Format overrides detection when not empty (--format).
+	Format string
+	// MaxRecord is the longest line read as a record, in bytes; 0 means
+	// journal.DefaultMaxRecord.
+	MaxRecord int64
+}
+
+// Session is one open journal with its format and replay.
+type Session struct {
+	Target journal.Target
+	J      *journal.Journal
+	F      model.Format
+	R      *replay.Replay
+	// Tentative is true while the format was guessed from an empty journal
+	// (from its location, or generic); Redetect settles it once events exist.
+	Tentative bool
+	// Notes are things the user should know about how the journal was read
+	// (a snapshot that could not be used, the file's form).
+	Notes []string
+}
+
+// Resolve locates path. For a .delta/ directory without a chosen run it
+// picks the newest run, as headless commands do.
+func Resolve(path string) (journal.Target, error) {
+	t, err := journal.Locate(path)
+	if err != nil {
+		return t, err
+	}
+	if t.Journal == "" && t.DeltaDir != "" {
+		runs, err := deltaengine.ListRuns(t.DeltaDir)
+		if err != nil {
+			return t, err
+		}
+		if len(runs) == 0 {
+			return t, fmt.Errorf("%s holds no runs yet", t.DeltaDir)
+		}
+		return RunTarget(t.DeltaDir, runs[0].Dir), nil
+	}
+	return t, nil
+}
+
+// RunTarget is the target for one run of a .delta/ directory.
+func RunTarget(deltaDir, runDir string) journal.Target {
+	return journal.Target{Journal: runDir + string(os.PathSeparator) + "journal.jsonl",
+		Hint: model.DeltaEngine, DeltaDir: deltaDir, RunDir: runDir}
+}
+
+// Open opens the journal of t read-only and detects its format.
+func Open(t journal.Target, o Options) (*Session, error) {
+	j, err := journal.Open(t.Journal, o.MaxRecord)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Target: t, J: j}
+	if w := j.Form().Warning(); w != "" {
+		s.Notes = append(s.Notes, w)
+	}
+	if o.Format != "" {
+		s.F, err = formats.ByName(o.Format)
+		if err != nil {
+			j.Close()
+			return nil, err
+		}
+	} else {
+		first := firstEvents(j, 50)
+		s.F = formats.Detect(first, t.Hint)
+		s.Tentative = len(first) == 0
+	}
+	if s.F.Name() == model.DeltaMind && t.Snapshot != "" {
+		if b, err := os.ReadFile(t.Snapshot); err == nil {
+			if f, err := deltamind.WithSnapshot(b); err == nil {
+				s.F = f
+			} else {
+				s.Notes = append(s.Notes, "snapshot.json not used: "+err.Error())
+			}
+		}
+	}
+	s.R = replay.New(j, s.F)
+	return s, nil
+}
+
+// Redetect detects the format again when it was only guessed from an empty
+// journal and events have arrived since. It reports whether the format (and
+// so the replay) changed; it must not run concurrently with other uses of s.
+func (s *Session) Redetect() bool {
+	if !s.Tentative || s.R.Events() == 0 {
+		return false
+	}
+	s.Tentative = false
+	f := formats.Detect(firstEvents(s.J, 50), s.Target.Hint)
+	if f.Name() == s.F.Name() {
+		return false
+	}
+	s.F = f
+	s.R = replay.New(s.J, f)
+	return true
+}
+
+// OpenPath is Resolve followed by Open.
+func OpenPath(path string, o Options) (*Session, error) {
+	t, err := Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	return Open(t, o)
+}
+
+// Close closes the journal.
+func (s *Session) Close() error { return s.J.Close() }
+
+func firstEvents(j *journal.Journal, n int) [][]byte {
+	var out [][]byte
+	_ = j.Each(1, n, func(ev model.Event) error {
+		out = append(out, append([]byte(nil), ev.Raw...))
+		return nil
+	})
+	return out
+}
+
+// AllRuns returns a target for every run of a .delta/ directory, newest
+// first.
+func AllRuns(deltaDir string) []journal.Target {
+	runs, _ := deltaengine.ListRuns(deltaDir)
+	out := make([]journal.Target, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, RunTarget(deltaDir, r.Dir))
+	}
+	return out
+}
+
+// SortPending orders pending items oldest first: by request time, then by
+// position.
+func SortPending(p []model.Pending) {
+	sort.SliceStable(p, func(i, j int) bool {
+		a, b := model.ParseTime(p[i].RequestedAt), model.ParseTime(p[j].RequestedAt)
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return p[i].At < p[j].At
+	})
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/render"
+)
+
+// atFlag resolves --at: -1 (unset) means the last event.
+func resolveAt(s *app.Session, at int) (int, error) {
+	n := s.R.Events()
+	if at < 0 {
+		return n, nil
+	}
+	if at > n {
+		return 0, usageErr("%s: --at %d is past the end: the journal has %d events", s.J.Path, at, n)
+	}
+	return at, nil
+}
+
+func newStateCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var at int
+	cmd := &cobra.Command{
+		Use:   "state PATH",
+		Short: "Print the state after the N-th event as indented JSON",
+		Long: `Print the state after the N-th event (1-based, file order, counting events only;
+default: the last) as indented JSON. Characters that could drive a terminal are
+written as \u escapes, so the JSON decodes to the same value.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.open(args[0])
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			pos, err := resolveAt(s, at)
+			if err != nil {
+				return err
+			}
+			obj, err := s.R.JSON(pos)
+			if err != nil {
+				return usageErr("%s: %v", s.J.Path, err)
+			}
+			return writeJSON(stdout, obj)
+		},
+	}
+	cmd.Flags().IntVar(&at, "at", -1, "position N (1-based, events only; 0 = before the first event)")
+	return cmd
+}
+
+// writeJSON prints v indented and terminal-safe.
+func writeJSON(w io.Writer, v any) error {
+	b, err := model.Indent(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(render.SafeJSON(b))
+	return err
+}
+
+func newRenderCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var at int
+	var doc string
+	cmd := &cobra.Command{
+		Use:   "render PATH",
+		Short: "Print the Markdown projection of the state after the N-th event",
+		Long: `Print the Markdown projection of the state after the N-th event (default: the last).
+For DeltaMind, --doc picks ACTIVE_STATE, DECISIONS, TASKS or CONSTRAINTS; the default is
+the format's first document. Control characters from the journal are shown as visible
+placeholders.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.open(args[0])
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			pos, err := resolveAt(s, at)
+			if err != nil {
+				return err
+			}
+			docs := s.F.Docs()
+			if doc == "" {
+				doc = docs[0]
+			}
+			doc = strings.TrimSuffix(strings.ToUpper(doc), ".MD")
+			if !slices.Contains(docs, doc) {
+				return usageErr("%s: no document %q for format %s (documents: %s)", s.J.Path, doc, s.F.Name(), strings.Join(docs, ", "))
+			}
+			st, err := s.R.StateAt(pos)
+			if err != nil {
+				return usageErr("%s: %v", s.J.Path, err)
+			}
+			_, err = io.WriteString(stdout, render.Plain(s.F.Render(st, doc)))
+			return err
+		},
+	}
+	cmd.Flags().IntVar(&at, "at", -1, "position N (1-based, events only)")
+	cmd.Flags().StringVar(&doc, "doc", "", "document name (DeltaMind: ACTIVE_STATE, DECISIONS, TASKS, CONSTRAINTS)")
+	return cmd
+}
+
+func newEventsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var from, to int
+	var types []string
+	var raw bool
+	cmd := &cobra.Command{
+		Use:   "events PATH",
+		Short: "Print the selected events as JSONL, one per line",
+		Long: `Print the selected events as JSONL, one per line, as they are in the journal.
+Characters that could drive a terminal are written as \u escapes (the JSON decodes to
+the same value); --raw prints the bytes unchanged, for pipes. Bad lines are not events
+and are not printed (see rewind verify).`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.open(args[0])
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			n := s.R.Events()
+			if to <= 0 || to > n {
+				to = n
+			}
+			if from < 1 {
+				from = 1
+			}
+			w := bufio.NewWriterSize(stdout, 1<<16)
+			recs, evs := s.J.Index.Records(), s.J.Index.Events()
+			err = s.J.Each(from, to, func(ev model.Event) error {
+				if len(types) > 0 && !slices.Contains(types, recs[evs[ev.Pos-1]].Type) {
+					return nil
+				}
+				if raw {
+					w.Write(ev.Raw)
+				} else {
+					w.Write(render.SafeJSON(ev.Raw))
+				}
+				return w.WriteByte('\n')
+			})
+			if err != nil {
+				return usageErr("%s: %v", s.J.Path, err)
+			}
+			return w.Flush()
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&from, "from", 1, "first position to print (1-based)")
+	f.IntVar(&to, "to", 0, "last position to print (default: the last)")
+	f.StringArrayVar(&types, "type", nil, "print only events of this type (repeatable)")
+	f.BoolVar(&raw, "raw", false, "print the journal's bytes unchanged, without escaping")
+	return cmd
+}
+
+// exactArgs is cobra.ExactArgs with a usage exit status and a plain message.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErr("%s takes %d argument(s): rewind %s (see rewind %s --help)", cmd.Name(), n, cmd.Use, cmd.Name())
+		}
+		return nil
+	}
+}

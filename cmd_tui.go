@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/keymap"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/tui"
+)
+
+type tuiOptions struct {
+	as string
+}
+
+// runTUI opens PATH (or searches for a journal) and runs the UI until the
+// user quits.
+func runTUI(ctx context.Context, g *globalFlags, path string, o tuiOptions) error {
+	t, err := journal.Locate(path)
+	if err != nil {
+		return usageErr("%s", describeOpenError(path, err))
+	}
+	return runTUITarget(ctx, g, t, o)
+}
+
+func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOptions) error {
+	opts := app.Options{Format: g.format, MaxRecord: g.maxRecord}
+	var sess *app.Session
+	if t.Journal != "" {
+		s, err := app.Open(t, opts)
+		if err != nil {
+			return usageErr("%s", describeOpenError(t.Journal, err))
+		}
+		defer s.Close()
+		sess = s
+	}
+	// Decide dark or light once, before the program starts: querying the
+	// terminal later would turn its reply into key presses.
+	dark := true
+	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		dark = lipgloss.HasDarkBackground(os.Stdin, os.Stdout)
+	}
+	var dbg io.Writer
+	if g.debug != "" {
+		f, err := os.OpenFile(g.debug, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return usageErr("--debug %s: %v", g.debug, err)
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		dbg = bw
+	}
+	m := tui.New(t, sess, tui.Options{
+		Dark:  dark,
+		Keys:  keymap.Default(),
+		As:    identity(o.as),
+		Debug: dbg,
+		Open: func(t journal.Target) (*app.Session, error) {
+			return app.Open(t, opts)
+		},
+	})
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("terminal UI: %w", err)
+	}
+	return nil
+}
+
+// identity is the name written with decisions: --as, else the login name.
+func identity(as string) string {
+	if as != "" {
+		return as
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if n := os.Getenv("USER"); n != "" {
+		return n
+	}
+	return "user"
+}
+
+func newDemoCmd(g *globalFlags) *cobra.Command {
+	var out, format string
+	var events int
+	var seed int64
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Open the TUI on a simulated agent run (no files or network needed)",
+		Long: `Start a simulated agent run that appends realistic events to a journal in a
+temporary directory, a few per second, including a checkpoint that waits for your
+decision, and open the TUI on it. The directory is removed when you quit.
+
+With --out FILE --events N, write N events of --format as fast as possible to FILE
+and exit (a generator for large journals).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out != "" {
+				if events <= 0 {
+					return usageErr("--out needs --events N (N > 0)")
+				}
+				return generate(out, format, events, seed)
+			}
+			dir, err := os.MkdirTemp("", "rewind-demo-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			path, err := demo.Run(ctx, dir, demo.Options{Interval: interval, Seed: seed, Format: format})
+			if err != nil {
+				return err
+			}
+			t, err := journal.Locate(path)
+			if err != nil {
+				return err
+			}
+			if format == model.DeltaEngine {
+				t = app.RunTarget(filepath.Dir(filepath.Dir(path)), filepath.Dir(path))
+			}
+			return runTUITarget(ctx, g, t, tuiOptions{})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&out, "out", "", "write a generated journal to FILE and exit")
+	f.IntVar(&events, "events", 0, "with --out: the number of events")
+	f.StringVar(&format, "format", model.DurableStream, "simulated format: durable-stream, delta-engine or deltamind")
+	f.Int64Var(&seed, "seed", 1, "random seed, for repeatable runs")
+	f.DurationVar(&interval, "interval", 400*time.Millisecond, "time between simulated events")
+	return cmd
+}
+
+func generate(out, format string, n int, seed int64) error {
+	f, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return usageErr("%v (rewind demo --out never overwrites a file)", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := demo.Generate(w, format, n, seed); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

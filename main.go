@@ -1,0 +1,151 @@
+// Command rewind is a terminal UI for the append-only JSONL journals that
+// AI-agent engines write (Delta Engine, Durable Stream, DeltaMind, and any
+// JSONL of typed events): it tails a journal live, replays it through the
+// engine's own fold to show the state at any point, and lets a human decide
+// pending checkpoints. See README.md.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model/formats"
+	"github.com/rewind-tui/rewind/render"
+)
+
+// Exit statuses, for scripts.
+const (
+	exitOK      = 0
+	exitRefused = 1 // a check failed, a decision was refused, --where never matched
+	exitUsage   = 2 // a usage error, an unreadable path, an I/O error
+)
+
+// exitError carries an exit status with the message for stderr.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &exitError{exitUsage, fmt.Errorf(format, a...)}
+}
+
+func refused(format string, a ...any) error {
+	return &exitError{exitRefused, fmt.Errorf(format, a...)}
+}
+
+// globalFlags are the flags every command shares.
+type globalFlags struct {
+	format    string
+	maxRecord int64
+	debug     string
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	code := exitUsage
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if !errors.Is(err, errQuiet) {
+		fmt.Fprintln(stderr, "rewind: "+render.Line(err.Error()))
+	}
+	return code
+}
+
+// errQuiet is returned when the message was printed already.
+var errQuiet = errors.New("")
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:   "rewind [PATH]",
+		Short: "Inspect, replay and decide on AI-agent journals",
+		Long: `rewind opens an agent journal (Delta Engine .delta/<run>/journal.jsonl,
+Durable Stream .opencode/durable_stream.jsonl, DeltaMind .deltamind/provenance.jsonl,
+or any JSONL of typed events), replays it through the engine's own fold, and lets you
+scrub through its history: timeline, state and Markdown projection.
+
+PATH is a journal file or a directory holding one; without PATH, rewind looks in the
+working directory and its parents for .delta/, .deltamind/ or .opencode/.
+Press ? in the TUI for keys.`,
+		Args:          cobra.MaximumNArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := ""
+			if len(args) == 1 {
+				path = args[0]
+			}
+			return runTUI(cmd.Context(), g, path, tuiOptions{})
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v (see rewind --help)", err) })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.format, "format", "", "override format detection: "+strings.Join(formats.Names(), ", "))
+	pf.Int64Var(&g.maxRecord, "max-record", journal.DefaultMaxRecord, "longest line read as a record, in bytes; longer ones are skipped and marked")
+	pf.StringVar(&g.debug, "debug", "", "log every UI message to this file")
+	root.AddCommand(
+		newDemoCmd(g),
+		newStateCmd(g, stdout),
+		newRenderCmd(g, stdout),
+		newEventsCmd(g, stdout),
+		newPendingCmd(g, stdout),
+		newDecideCmd(g, stdout, true),
+		newDecideCmd(g, stdout, false),
+		newAnswerCmd(g, stdout),
+	)
+	return root
+}
+
+// open resolves and opens PATH for a headless command, mapping failures to
+// exit status 2 with the path and the cause.
+func (g *globalFlags) open(path string) (*app.Session, error) {
+	s, err := app.OpenPath(path, app.Options{Format: g.format, MaxRecord: g.maxRecord})
+	if err != nil {
+		return nil, usageErr("%s", describeOpenError(path, err))
+	}
+	return s, nil
+}
+
+func describeOpenError(path string, err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("%s: no such file or directory", pe.Path)
+	case errors.As(err, &pe) && errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("%s: permission denied (check the file's mode)", pe.Path)
+	case errors.As(err, &pe):
+		return fmt.Sprintf("%s: %v", pe.Path, pe.Err)
+	}
+	if path == "" {
+		return err.Error()
+	}
+	if strings.Contains(err.Error(), path) {
+		return err.Error()
+	}
+	return fmt.Sprintf("%s: %v", path, err)
+}

@@ -1,0 +1,172 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/rewind-tui/rewind/model"
+)
+
+// Op says what happened to a path between two states.
+type Op string
+
+// The three kinds of change.
+const (
+	Added   Op = "added"
+	Removed Op = "removed"
+	Changed Op = "changed"
+)
+
+// Path addresses a value inside a state: object keys (string) and array
+// indexes (int), outermost first.
+type Path []any
+
+// String returns the path as a jq path: .messages[3].content, ."odd key".
+func (p Path) String() string {
+	if len(p) == 0 {
+		return "."
+	}
+	var b strings.Builder
+	for _, e := range p {
+		switch k := e.(type) {
+		case int:
+			b.WriteString("[" + strconv.Itoa(k) + "]")
+		case string:
+			if identRE.MatchString(k) {
+				b.WriteString("." + k)
+			} else {
+				q, _ := json.Marshal(k)
+				b.WriteString("[" + string(q) + "]")
+			}
+		}
+	}
+	return b.String()
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Change is one difference between two states.
+type Change struct {
+	Path Path
+	Op   Op
+	Old  any // nil for Added
+	New  any // nil for Removed
+}
+
+// Diff returns the differences from a to b (values of the kinds model.Object
+// holds), in document order of b then a. Arrays are compared by index.
+func Diff(a, b any) []Change {
+	var out []Change
+	diff(nil, a, b, &out)
+	return out
+}
+
+func diff(p Path, a, b any, out *[]Change) {
+	switch x := a.(type) {
+	case model.Object:
+		y, ok := b.(model.Object)
+		if !ok {
+			break
+		}
+		for _, f := range y {
+			old, had := x.Get(f.Key)
+			if !had {
+				*out = append(*out, Change{Path: with(p, f.Key), Op: Added, New: f.Value})
+				continue
+			}
+			diff(with(p, f.Key), old, f.Value, out)
+		}
+		for _, f := range x {
+			if _, has := y.Get(f.Key); !has {
+				*out = append(*out, Change{Path: with(p, f.Key), Op: Removed, Old: f.Value})
+			}
+		}
+		return
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			break
+		}
+		for i := range y {
+			if i < len(x) {
+				diff(with(p, i), x[i], y[i], out)
+			} else {
+				*out = append(*out, Change{Path: with(p, i), Op: Added, New: y[i]})
+			}
+		}
+		for i := len(y); i < len(x); i++ {
+			*out = append(*out, Change{Path: with(p, i), Op: Removed, Old: x[i]})
+		}
+		return
+	}
+	if !scalarEqual(a, b) {
+		*out = append(*out, Change{Path: append(Path(nil), p...), Op: Changed, Old: a, New: b})
+	}
+}
+
+func with(p Path, e any) Path {
+	q := make(Path, len(p), len(p)+1)
+	copy(q, p)
+	return append(q, e)
+}
+
+func scalarEqual(a, b any) bool {
+	switch a.(type) {
+	case model.Object, []any:
+		return false
+	}
+	switch b.(type) {
+	case model.Object, []any:
+		return false
+	}
+	return fmt.Sprint(normNum(a)) == fmt.Sprint(normNum(b)) && sameKind(a, b)
+}
+
+func normNum(v any) any {
+	switch n := v.(type) {
+	case int:
+		return json.Number(strconv.Itoa(n))
+	case int64:
+		return json.Number(strconv.FormatInt(n, 10))
+	case float64:
+		return json.Number(strconv.FormatFloat(n, 'g', -1, 64))
+	}
+	return v
+}
+
+func sameKind(a, b any) bool {
+	kind := func(v any) int {
+		switch v.(type) {
+		case nil:
+			return 0
+		case bool:
+			return 1
+		case string:
+			return 2
+		case int, int64, float64, json.Number:
+			return 3
+		}
+		return 4
+	}
+	return kind(a) == kind(b)
+}
+
+// Changed returns the set of jq paths (Path.String) that differ between a
+// and b, plus every ancestor of each, so a tree view can mark the way down
+// to a change.
+func ChangedPaths(a, b any) map[string]Op {
+	out := map[string]Op{}
+	for _, c := range Diff(a, b) {
+		out[c.Path.String()] = c.Op
+		for i := len(c.Path) - 1; i >= 1; i-- {
+			k := c.Path[:i].String()
+			if _, ok := out[k]; !ok {
+				out[k] = Changed
+			}
+		}
+	}
+	return out
+}

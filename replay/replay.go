@@ -1,0 +1,144 @@
+// Package replay is rewind's format-agnostic time machine: it folds a
+// journal's events through a model.Format, keeps a keyframe of the state
+// every K events, and returns the state after any position by replaying at
+// most K-1 events from the nearest keyframe. It also diffs states.
+//
+// States are persistent values (see package model), so a keyframe shares
+// structure with its neighbours instead of copying the state.
+package replay
+
+import (
+	"context"
+	"sync"
+
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+)
+
+// DefaultInterval is the number of events between keyframes.
+const DefaultInterval = 256
+
+// Replay folds one journal through one format.
+//
+// Replay is safe for concurrent use: a background goroutine may Extend while
+// the UI asks for states.
+type Replay struct {
+	J *journal.Journal
+	F model.Format
+	// K is the keyframe interval in events.
+	K int
+
+	mu   sync.Mutex
+	keys []model.State // keys[i] is the state after event i*K
+}
+
+// New returns a Replay of j through f with keyframes every DefaultInterval
+// events. Nothing is folded until a state is asked for or Extend runs.
+func New(j *journal.Journal, f model.Format) *Replay {
+	return &Replay{J: j, F: f, K: DefaultInterval, keys: []model.State{f.Init()}}
+}
+
+// Events returns the number of events indexed so far.
+func (r *Replay) Events() int {
+	_, n := r.J.Index.Counts()
+	return n
+}
+
+// Keyframes returns how many events are covered by keyframes.
+func (r *Replay) Keyframes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return (len(r.keys) - 1) * r.K
+}
+
+// StateAt returns the state after the event at position pos (1-based; 0 is
+// the state before any event). Positions past the last event give the state
+// after the last event.
+func (r *Replay) StateAt(pos int) (model.State, error) {
+	if n := r.Events(); pos > n {
+		pos = n
+	}
+	if pos < 0 {
+		pos = 0
+	}
+	r.mu.Lock()
+	ki := pos / r.K
+	if ki >= len(r.keys) {
+		ki = len(r.keys) - 1
+	}
+	s := r.keys[ki]
+	r.mu.Unlock()
+	from := ki*r.K + 1
+	err := r.J.Each(from, pos, func(ev model.Event) error {
+		s = r.F.Apply(s, ev)
+		if ev.Pos%r.K == 0 {
+			r.addKey(ev.Pos/r.K, s)
+		}
+		return nil
+	})
+	return s, err
+}
+
+// addKey records s as keyframe i if it is the next one missing.
+func (r *Replay) addKey(i int, s model.State) {
+	r.mu.Lock()
+	if i == len(r.keys) {
+		r.keys = append(r.keys, s)
+	}
+	r.mu.Unlock()
+}
+
+// Extend folds forward from the last keyframe until keyframes cover every
+// complete block of K events indexed so far, calling progress (if not nil)
+// after each block with the number of events covered. It returns early
+// when ctx is done.
+func (r *Replay) Extend(ctx context.Context, progress func(done int)) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		ki := len(r.keys) - 1
+		s := r.keys[ki]
+		r.mu.Unlock()
+		from, to := ki*r.K+1, (ki+1)*r.K
+		if to > r.Events() {
+			return nil
+		}
+		err := r.J.Each(from, to, func(ev model.Event) error {
+			s = r.F.Apply(s, ev)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		r.addKey(ki+1, s)
+		if progress != nil {
+			progress(to)
+		}
+	}
+}
+
+// Fold replays every event from the start without keyframes, the
+// straightforward way, calling fn with the state after each event. Tests use
+// it as the reference for StateAt.
+func Fold(j *journal.Journal, f model.Format, fn func(pos int, s model.State)) error {
+	s := f.Init()
+	return j.Each(1, int(^uint(0)>>1), func(ev model.Event) error {
+		s = f.Apply(s, ev)
+		fn(ev.Pos, s)
+		return nil
+	})
+}
+
+// JSON returns the full state object after pos, as `rewind state` prints it.
+func (r *Replay) JSON(pos int) (model.Object, error) {
+	s, err := r.StateAt(pos)
+	if err != nil {
+		return nil, err
+	}
+	if n := r.Events(); pos > n {
+		pos = n
+	}
+	return model.StateJSON(r.F, s, pos), nil
+}

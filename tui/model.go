@@ -1,0 +1,720 @@
+// Package tui holds every Bubble Tea model of rewind: the root, which routes
+// keys and lays out the panes; the timeline, state tree and projection panes;
+// the prompts, the run picker, the pending list and the decision dialog.
+//
+// All I/O happens in commands: the state of a position, its rendered
+// projection and the journal's growth are computed off the UI goroutine and
+// arrive as messages tagged with a generation, so late answers are dropped.
+package tui
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/keymap"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/render"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+var lipglossNone = lipgloss.NewStyle()
+
+// Options configure the UI.
+type Options struct {
+	// Dark selects the dark styles; decided once before the program starts.
+	Dark bool
+	// Keys is the keymap (keymap.Default() unless a test changes it).
+	Keys keymap.Map
+	// Open opens a journal target; the run picker and the tailer use it.
+	Open func(journal.Target) (*app.Session, error)
+	// Poll is how often the journal is re-checked when no watcher reports
+	// (default 250 ms).
+	Poll time.Duration
+	// As is the identity written with decisions.
+	As string
+	// Debug, when not nil, receives one line per message the root handles.
+	Debug io.Writer
+	// Now returns the current time (time.Now unless a test fixes it).
+	Now func() time.Time
+}
+
+type focus int
+
+const (
+	focusTimeline focus = iota
+	focusState
+	focusProjection
+	numPanes
+)
+
+// Model is the root model.
+type Model struct {
+	o      Options
+	keys   keymap.Map
+	st     render.Styles
+	md     *render.Markdown
+	target journal.Target
+	sess   *app.Session
+
+	w, h  int
+	focus focus
+
+	tl   timeline
+	tr   tree
+	proj viewport.Model
+	help help.Model
+
+	showHelp bool
+	prompt   *promptState
+	runs     *runPicker
+	pend     *pendingList
+	dialog   *decisionDialog
+
+	gen       int // generation of state requests
+	shownPos  int // position whose state is shown
+	shownGen  int
+	doc       int
+	follow    bool
+	newCount  int
+	pending   []model.Pending
+	status    string
+	statusBad bool
+	notice    string
+	dataGen   int // generation of the session (bumped when reopened)
+}
+
+type promptState struct {
+	kind  rune // ':' or '#'
+	input textinput.Model
+}
+
+// New returns the root model for target. When target is a .delta/
+// directory without a chosen run, the run picker is shown first.
+func New(target journal.Target, sess *app.Session, o Options) Model {
+	if o.Poll == 0 {
+		o.Poll = 250 * time.Millisecond
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	st := render.NewStyles(o.Dark)
+	m := Model{
+		o: o, keys: o.Keys, st: st, md: render.NewMarkdown(o.Dark), target: target,
+		tr: newTree(st), proj: viewport.New(), help: help.New(), follow: true,
+	}
+	m.help.Styles = help.DefaultStyles(o.Dark)
+	if sess != nil {
+		m.setSession(sess)
+	} else if target.DeltaDir != "" {
+		m.runs = newRunPicker(st, target.DeltaDir)
+	}
+	return m
+}
+
+func (m *Model) setSession(s *app.Session) {
+	m.sess = s
+	m.dataGen++
+	m.tl = newTimeline(m.st, sessionAdapter{s})
+	m.tl.setRecords(s.J.Index.Records(), s.J.Index.Events(), true)
+	m.tl.selectRecord(len(m.tl.recs) - 1)
+	m.follow = true
+	m.newCount = 0
+	m.doc = 0
+	m.tr = newTree(m.st)
+	m.notice = strings.Join(s.Notes, "; ")
+	m.layout()
+}
+
+// sessionAdapter gives the timeline the two calls it needs.
+type sessionAdapter struct{ s *app.Session }
+
+func (a sessionAdapter) Read(r journal.Record) ([]byte, error) { return a.s.J.Read(r) }
+func (a sessionAdapter) Describe(ev model.Event) model.Row     { return a.s.F.Describe(ev) }
+
+// Init starts watching the journal and computes the first state.
+func (m Model) Init() tea.Cmd {
+	if m.sess == nil {
+		if m.runs != nil {
+			return m.runs.load()
+		}
+		return nil
+	}
+	return tea.Batch(m.requestState(), m.watch())
+}
+
+// stateMsg is sent when the state, its changes and its projection for a
+// position have been computed.
+type stateMsg struct {
+	gen, dataGen int
+	pos          int
+	obj          model.Object
+	changed      map[string]replay.Op
+	md           string
+	err          error
+}
+
+// grewMsg is sent when the journal was re-read: records were added, or the
+// file was truncated, replaced or deleted.
+type grewMsg struct {
+	dataGen int
+	added   int
+	reset   bool
+	notice  string
+	pending []model.Pending
+	writing string
+	err     error
+}
+
+// requestState asks for the state of the selected position.
+func (m *Model) requestState() tea.Cmd {
+	if m.sess == nil {
+		return nil
+	}
+	m.gen++
+	gen, dg, pos := m.gen, m.dataGen, m.tl.pos()
+	r, f := m.sess.R, m.sess.F
+	docs := f.Docs()
+	doc := docs[m.doc%len(docs)]
+	width := m.proj.Width()
+	md := m.md
+	return func() tea.Msg {
+		s, err := r.StateAt(pos)
+		if err != nil {
+			return stateMsg{gen: gen, dataGen: dg, pos: pos, err: err}
+		}
+		obj := model.StateJSON(f, s, pos)
+		var changed map[string]replay.Op
+		if pos > 0 {
+			if prev, err := r.StateAt(pos - 1); err == nil {
+				pobj := model.StateJSON(f, prev, pos)
+				changed = replay.ChangedPaths(pobj, obj)
+			}
+		}
+		out, err := md.Render(render.Text(f.Render(s, doc)), width)
+		if err != nil {
+			out = render.Plain(f.Render(s, doc))
+		}
+		return stateMsg{gen: gen, dataGen: dg, pos: pos, obj: obj, changed: changed, md: out}
+	}
+}
+
+// watch re-reads the journal after o.Poll and reports what changed.
+func (m *Model) watch() tea.Cmd {
+	if m.sess == nil {
+		return nil
+	}
+	s, dg, poll := m.sess, m.dataGen, m.o.Poll
+	return func() tea.Msg {
+		time.Sleep(poll)
+		return refresh(s, dg)
+	}
+}
+
+// refresh indexes what was appended and folds the end state for the
+// pending count. It runs off the UI goroutine.
+func refresh(s *app.Session, dg int) grewMsg {
+	before := s.J.Index.Consumed()
+	added, err := s.J.Update()
+	msg := grewMsg{dataGen: dg, added: added, err: err}
+	if s.J.Size() < before {
+		msg.notice = fmt.Sprintf("journal truncated (was %d bytes): press R to re-open it", before)
+	}
+	if inc, ok := s.J.Index.Incomplete(); ok {
+		msg.writing = fmt.Sprintf("writing… %d bytes without a newline yet at offset %d", inc.Len, inc.Off)
+	}
+	if end, err := s.R.StateAt(s.R.Events()); err == nil {
+		msg.pending = end.Pending()
+	}
+	return msg
+}
+
+// Update routes messages: modal inputs first, then global keys, then the
+// focused pane.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.o.Debug != nil {
+		fmt.Fprintf(m.o.Debug, "%s %T %s\n", time.Now().Format("15:04:05.000"), msg, debugText(msg))
+	}
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.layout()
+		return m, m.requestState()
+	case stateMsg:
+		if msg.gen != m.gen || msg.dataGen != m.dataGen {
+			return m, nil
+		}
+		if msg.err != nil {
+			m.setStatus("cannot compute the state: "+msg.err.Error(), true)
+			return m, nil
+		}
+		m.shownPos = msg.pos
+		m.tr.setState(msg.obj, msg.changed)
+		off := m.proj.YOffset()
+		m.proj.SetContent(msg.md)
+		if m.shownGen == m.gen {
+			m.proj.SetYOffset(off)
+		}
+		m.shownGen = m.gen
+		return m, nil
+	case grewMsg:
+		if msg.dataGen != m.dataGen || m.sess == nil {
+			return m, nil
+		}
+		return m.applyGrowth(msg)
+	case runsMsg:
+		if m.runs != nil && m.sess == nil {
+			m.runs.set(msg)
+			return m, m.runs.reload()
+		}
+		return m, nil
+	case tea.MouseWheelMsg:
+		return m.wheel(msg)
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case decisionMsg:
+		return m.decisionDone(msg)
+	}
+	return m, nil
+}
+
+func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
+	cmds := []tea.Cmd{m.watch()}
+	if msg.err != nil {
+		m.setStatus("cannot read the journal: "+msg.err.Error(), true)
+	}
+	if msg.notice != "" {
+		m.notice = msg.notice
+	}
+	if m.sess.Redetect() {
+		// The format was guessed from an empty journal: start over with the
+		// detected one (the pending list follows on the next refresh).
+		m.setSession(m.sess)
+		return m, tea.Batch(m.requestState(), m.watch())
+	}
+	m.pending = msg.pending
+	m.tl.writing = msg.writing
+	if msg.added > 0 || msg.reset {
+		wasEnd := m.follow
+		m.tl.setRecords(m.sess.J.Index.Records(), m.sess.J.Index.Events(), msg.reset)
+		if wasEnd {
+			m.tl.selectRecord(len(m.tl.recs) - 1)
+			cmds = append(cmds, m.requestState())
+		} else {
+			m.newCount += msg.added
+		}
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m *Model) setStatus(s string, bad bool) {
+	m.status, m.statusBad = s, bad
+}
+
+// moved is called after the cursor moved: follow mode is on only at the end.
+func (m *Model) moved() tea.Cmd {
+	m.follow = m.tl.atEnd()
+	if m.follow {
+		m.newCount = 0
+	}
+	return m.requestState()
+}
+
+func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	m.status, m.statusBad = "", false
+	g := m.keys.Global
+	if m.dialog != nil {
+		return m.dialogKey(msg)
+	}
+	if m.prompt != nil {
+		return m.promptKey(msg)
+	}
+	if m.showHelp {
+		if key.Matches(msg, g.Quit) && msg.String() == "ctrl+c" {
+			return m, tea.Quit
+		}
+		m.showHelp = false
+		return m, nil
+	}
+	if m.runs != nil && m.sess == nil {
+		return m.runsKey(msg)
+	}
+	if m.pend != nil {
+		return m.pendingKey(msg)
+	}
+	switch {
+	case key.Matches(msg, g.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, g.Help):
+		m.showHelp = true
+		return m, nil
+	case key.Matches(msg, g.Focus):
+		m.focus = (m.focus + 1) % numPanes
+		return m, nil
+	case key.Matches(msg, g.FocusBack):
+		m.focus = (m.focus + numPanes - 1) % numPanes
+		return m, nil
+	case key.Matches(msg, m.keys.Runs.Back) && m.target.DeltaDir != "":
+		m.runs = newRunPicker(m.st, m.target.DeltaDir)
+		m.sess = nil
+		m.dataGen++
+		return m, m.runs.load()
+	}
+	if m.sess == nil {
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, g.Goto), key.Matches(msg, g.GotoKey):
+		ti := textinput.New()
+		ti.Prompt = string(msg.String()) + " "
+		ti.CharLimit = 200
+		ti.Focus()
+		m.prompt = &promptState{kind: rune(msg.String()[0]), input: ti}
+		return m, nil
+	case key.Matches(msg, g.Time):
+		m.tl.absolute = !m.tl.absolute
+		return m, nil
+	case key.Matches(msg, g.Doc):
+		m.doc = (m.doc + 1) % len(m.sess.F.Docs())
+		m.proj.GotoTop()
+		return m, m.requestState()
+	case key.Matches(msg, g.Pending):
+		m.pend = newPendingList(m.st, m.pending, m.o.Now())
+		return m, nil
+	case key.Matches(msg, g.Approve), key.Matches(msg, g.Reject):
+		return m.openDialog(key.Matches(msg, g.Approve), nil)
+	case key.Matches(msg, g.Last), key.Matches(msg, g.Follow):
+		m.tl.selectRecord(len(m.tl.recs) - 1)
+		return m, m.moved()
+	case key.Matches(msg, g.First):
+		m.tl.selectRecord(0)
+		return m, m.moved()
+	case key.Matches(msg, g.PrevType), key.Matches(msg, g.NextType):
+		dir := 1
+		if key.Matches(msg, g.PrevType) {
+			dir = -1
+		}
+		typ := m.tl.selectedType()
+		if !m.tl.findType(typ, dir) {
+			m.setStatus(fmt.Sprintf("no %s event %s", render.Line(typ), map[int]string{1: "after this one", -1: "before this one"}[dir]), false)
+			return m, nil
+		}
+		return m, m.moved()
+	}
+	switch m.focus {
+	case focusState:
+		return m.treeKey(msg)
+	case focusProjection:
+		switch {
+		case key.Matches(msg, g.Down):
+			m.proj.ScrollDown(1)
+		case key.Matches(msg, g.Up):
+			m.proj.ScrollUp(1)
+		case key.Matches(msg, g.PageDown):
+			m.proj.ScrollDown(m.proj.Height())
+		case key.Matches(msg, g.PageUp):
+			m.proj.ScrollUp(m.proj.Height())
+		}
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, g.Down):
+		m.tl.move(1)
+	case key.Matches(msg, g.Up):
+		m.tl.move(-1)
+	case key.Matches(msg, g.PageDown):
+		m.tl.move(m.tl.visibleRows())
+	case key.Matches(msg, g.PageUp):
+		m.tl.move(-m.tl.visibleRows())
+	default:
+		return m, nil
+	}
+	return m, m.moved()
+}
+
+func (m Model) treeKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	g, t := m.keys.Global, m.keys.Tree
+	switch {
+	case key.Matches(msg, g.Down):
+		m.tr.move(1)
+	case key.Matches(msg, g.Up):
+		m.tr.move(-1)
+	case key.Matches(msg, g.PageDown):
+		m.tr.move(m.tr.h - 1)
+	case key.Matches(msg, g.PageUp):
+		m.tr.move(-(m.tr.h - 1))
+	case key.Matches(msg, t.Toggle):
+		m.tr.toggle()
+	case key.Matches(msg, t.Expand):
+		m.tr.setFold(false)
+	case key.Matches(msg, t.Collapse):
+		m.tr.setFold(true)
+	case key.Matches(msg, t.ExpandAll):
+		m.tr.foldAll(false)
+	case key.Matches(msg, t.CollapseAll):
+		m.tr.foldAll(true)
+	}
+	return m, nil
+}
+
+func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	d := m.keys.Dialog
+	switch {
+	case key.Matches(msg, d.Cancel):
+		m.prompt = nil
+		return m, nil
+	case key.Matches(msg, d.Confirm):
+		p := m.prompt
+		m.prompt = nil
+		val := strings.TrimSpace(p.input.Value())
+		if p.kind == ':' {
+			n, err := strconv.Atoi(val)
+			if err != nil || !m.tl.selectEvent(n) {
+				m.setStatus(fmt.Sprintf("no position %s: positions run from 1 to %d", render.Line(val), len(m.tl.evs)), true)
+				return m, nil
+			}
+			return m, m.moved()
+		}
+		if !m.tl.findKey(val) {
+			m.setStatus(fmt.Sprintf("no event with seq or id %s", render.Line(val)), true)
+			return m, nil
+		}
+		return m, m.moved()
+	}
+	var cmd tea.Cmd
+	m.prompt.input, cmd = m.prompt.input.Update(msg)
+	return m, cmd
+}
+
+func (m Model) wheel(msg tea.MouseWheelMsg) (tea.Model, tea.Cmd) {
+	if m.sess == nil {
+		return m, nil
+	}
+	d := 3
+	if msg.Button == tea.MouseWheelUp {
+		d = -3
+	} else if msg.Button != tea.MouseWheelDown {
+		return m, nil
+	}
+	switch m.focus {
+	case focusState:
+		m.tr.move(d)
+		return m, nil
+	case focusProjection:
+		if d > 0 {
+			m.proj.ScrollDown(d)
+		} else {
+			m.proj.ScrollUp(-d)
+		}
+		return m, nil
+	}
+	m.tl.move(d)
+	return m, m.moved()
+}
+
+// Pane sizes: the timeline on top, state and projection side by side below.
+func (m *Model) layout() {
+	if m.w == 0 || m.h == 0 {
+		return
+	}
+	bodyH := m.h - 2 // status line and help line
+	if bodyH < 6 {
+		bodyH = 6
+	}
+	topH := bodyH * 45 / 100
+	if topH < 5 {
+		topH = 5
+	}
+	botH := bodyH - topH
+	leftW := m.w / 2
+	rightW := m.w - leftW
+	// inner sizes: border 2, title line 1
+	m.tl.setSize(m.w-2, topH-3)
+	m.tr.setSize(leftW-2, botH-3)
+	m.proj.SetWidth(rightW - 2)
+	m.proj.SetHeight(botH - 3)
+	m.help.SetWidth(m.w)
+}
+
+// View draws the screen.
+func (m Model) View() tea.View {
+	var v tea.View
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	if m.w == 0 || m.h == 0 {
+		v.SetContent("rewind: starting…")
+		return v
+	}
+	var body string
+	switch {
+	case m.showHelp:
+		body = m.helpView()
+	case m.sess == nil && m.runs != nil:
+		body = m.runs.view(m.w, m.h-2)
+	case m.sess == nil:
+		body = "No journal."
+	default:
+		body = m.panes()
+	}
+	if m.pend != nil && !m.showHelp {
+		body = overlay(body, m.pend.view(m.st, m.w, m.h-2), m.w, m.h-2)
+	}
+	if m.dialog != nil && !m.showHelp {
+		body = overlay(body, m.dialog.view(m.st, m.w), m.w, m.h-2)
+	}
+	out := body + "\n" + m.statusLine() + "\n" + m.helpLine()
+	v.SetContent(render.Filter(out))
+	return v
+}
+
+func (m Model) panes() string {
+	bodyH := m.h - 2
+	topH := bodyH * 45 / 100
+	if topH < 5 {
+		topH = 5
+	}
+	botH := bodyH - topH
+	leftW := m.w / 2
+	rightW := m.w - leftW
+	name := render.Line(filepath.Join(filepath.Base(filepath.Dir(m.sess.J.Path)), filepath.Base(m.sess.J.Path)))
+	title := fmt.Sprintf("Timeline · %s · %s · %d events", m.sess.F.Name(), name, len(m.tl.evs))
+	top := m.box(title, m.tl.view(), m.w, topH, m.focus == focusTimeline)
+	stTitle := fmt.Sprintf("State after #%d", m.shownPos)
+	left := m.box(stTitle, m.tr.view(m.focus == focusState), leftW, botH, m.focus == focusState)
+	docs := m.sess.F.Docs()
+	prTitle := "Projection · " + docs[m.doc%len(docs)]
+	if len(docs) > 1 {
+		prTitle += " (D: next)"
+	}
+	right := m.box(prTitle, m.proj.View(), rightW, botH, m.focus == focusProjection)
+	return lipgloss.JoinVertical(lipgloss.Left, top, lipgloss.JoinHorizontal(lipgloss.Top, left, right))
+}
+
+// box draws a bordered pane of outer size w×h with a title line.
+func (m Model) box(title, content string, w, h int, focused bool) string {
+	st, ts := m.st.Pane, m.st.Title
+	if focused {
+		st, ts = m.st.PaneFocused, m.st.TitleFocused
+	}
+	inW, inH := w-2, h-2
+	if inW < 1 {
+		inW = 1
+	}
+	if inH < 1 {
+		inH = 1
+	}
+	lines := strings.Split(content, "\n")
+	if len(lines) > inH-1 {
+		lines = lines[:inH-1]
+	}
+	for i, l := range lines {
+		if render.Width(l) > inW {
+			lines[i] = render.Truncate(l, inW)
+		}
+	}
+	body := ts.Render(render.Truncate(title, inW)) + "\n" + strings.Join(lines, "\n")
+	return st.Width(w).Height(h).MaxHeight(h).Render(body)
+}
+
+func (m Model) statusLine() string {
+	if m.sess == nil {
+		return m.st.Dim.Render(render.Truncate("Pick a run: ↑/↓ and enter; q quits", m.w))
+	}
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%d/%d", m.tl.pos(), len(m.tl.evs)))
+	if m.follow {
+		parts = append(parts, m.st.Follow.Render("● following"))
+	} else if m.newCount > 0 {
+		parts = append(parts, m.st.Paused.Render(fmt.Sprintf("+%d new, G to follow", m.newCount)))
+	} else {
+		parts = append(parts, m.st.Paused.Render("paused"))
+	}
+	if n := len(m.pending); n > 0 {
+		parts = append(parts, m.st.PendingBadge.Render(fmt.Sprintf("%d pending (p)", n)))
+	} else {
+		parts = append(parts, m.st.Dim.Render("0 pending"))
+	}
+	if m.status != "" {
+		s := m.st.StatusInfo
+		if m.statusBad {
+			s = m.st.StatusErr
+		}
+		parts = append(parts, s.Render(render.Line(m.status)))
+	} else if m.notice != "" {
+		parts = append(parts, m.st.StatusWarn.Render(render.Line(m.notice)))
+	}
+	return render.Truncate(strings.Join(parts, "  "), m.w)
+}
+
+func (m Model) helpLine() string {
+	if m.prompt != nil {
+		return m.prompt.input.View()
+	}
+	return render.Truncate(m.help.ShortHelpView(m.keys.ShortHelp()), m.w)
+}
+
+func (m Model) helpView() string {
+	h := m.help
+	h.ShowAll = true
+	intro := m.st.TitleFocused.Render("rewind keys") + m.st.Dim.Render("  (any key closes)") + "\n\n"
+	text := intro + h.FullHelpView(m.keys.FullHelp()) + "\n\n" + m.st.Dim.Render(
+		"Timeline rows: position, the format's seq or id, time, type, actor, summary.\n"+
+			"Red rows are bad lines (never hidden, never folded). State marks: + added, ~ changed by the selected event.\n"+
+			"Decisions: a (approve/answer) or r (reject) on a pending item opens a dialog that needs a second key to confirm.")
+	return lipgloss.NewStyle().Width(m.w).Height(m.h-2).MaxHeight(m.h-2).Padding(1, 2).Render(text)
+}
+
+// overlay draws fg centred over bg.
+func overlay(bg, fg string, w, h int) string {
+	bgLines := strings.Split(bg, "\n")
+	fgLines := strings.Split(fg, "\n")
+	fw := 0
+	for _, l := range fgLines {
+		if x := render.Width(l); x > fw {
+			fw = x
+		}
+	}
+	top := (h - len(fgLines)) / 2
+	if top < 0 {
+		top = 0
+	}
+	left := (w - fw) / 2
+	if left < 0 {
+		left = 0
+	}
+	for i, l := range fgLines {
+		y := top + i
+		if y >= len(bgLines) {
+			break
+		}
+		pad := strings.Repeat(" ", left)
+		bgLines[y] = render.PadRight(pad+l, w)
+	}
+	return strings.Join(bgLines, "\n")
+}
+
+func debugText(msg tea.Msg) string {
+	switch m := msg.(type) {
+	case tea.KeyPressMsg:
+		return strconv.Quote(m.String())
+	case tea.WindowSizeMsg:
+		return fmt.Sprintf("%dx%d", m.Width, m.Height)
+	case grewMsg:
+		return fmt.Sprintf("added=%d reset=%v", m.added, m.reset)
+	case stateMsg:
+		return fmt.Sprintf("gen=%d pos=%d", m.gen, m.pos)
+	}
+	return ""
+}

@@ -1,0 +1,284 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/render"
+)
+
+// timeline is the pane with one row per record (events and bad lines). It
+// renders only the visible rows and caches each row's description.
+type timeline struct {
+	st       render.Styles
+	sess     sessionView
+	recs     []journal.Record
+	evs      []int32
+	sel      int // selected record index
+	top      int // first visible record index
+	w, h     int // inner size
+	absolute bool
+	rows     map[int]model.Row
+	first    time.Time // time of the first timed record, for relative times
+	writing  string    // "writing…" marker text, or ""
+}
+
+// sessionView is what the timeline needs from the session.
+type sessionView interface {
+	Read(journal.Record) ([]byte, error)
+	Describe(model.Event) model.Row
+}
+
+func newTimeline(st render.Styles, sv sessionView) timeline {
+	return timeline{st: st, sess: sv, rows: map[int]model.Row{}}
+}
+
+// setRecords installs a new snapshot of the index; rows already described
+// stay cached unless reset is true (the journal was re-read).
+func (t *timeline) setRecords(recs []journal.Record, evs []int32, reset bool) {
+	if reset {
+		t.rows = map[int]model.Row{}
+		t.first = time.Time{}
+	}
+	t.recs, t.evs = recs, evs
+	if t.first.IsZero() {
+		for i := range recs {
+			if recs[i].TS != 0 {
+				t.first = recs[i].Time()
+				break
+			}
+			if i > 64 {
+				break
+			}
+		}
+	}
+	if t.sel >= len(recs) {
+		t.sel = len(recs) - 1
+	}
+	if t.sel < 0 {
+		t.sel = 0
+	}
+	t.clampTop()
+}
+
+func (t *timeline) setSize(w, h int) {
+	t.w, t.h = w, h
+	t.clampTop()
+}
+
+// pos returns the event position whose state the selection shows: the
+// selected event, or for a bad line the last event before it.
+func (t *timeline) pos() int {
+	if len(t.recs) == 0 {
+		return 0
+	}
+	return sort.Search(len(t.evs), func(i int) bool { return int(t.evs[i]) > t.sel })
+}
+
+// atEnd reports whether the last record is selected (follow mode).
+func (t *timeline) atEnd() bool { return t.sel >= len(t.recs)-1 }
+
+func (t *timeline) move(d int) {
+	t.selectRecord(t.sel + d)
+}
+
+func (t *timeline) selectRecord(i int) {
+	if i >= len(t.recs) {
+		i = len(t.recs) - 1
+	}
+	if i < 0 {
+		i = 0
+	}
+	t.sel = i
+	t.clampTop()
+}
+
+// selectEvent selects the record of event position p (1-based).
+func (t *timeline) selectEvent(p int) bool {
+	if p < 1 || p > len(t.evs) {
+		return false
+	}
+	t.selectRecord(int(t.evs[p-1]))
+	return true
+}
+
+func (t *timeline) clampTop() {
+	vis := t.visibleRows()
+	if t.sel < t.top {
+		t.top = t.sel
+	}
+	if vis > 0 && t.sel >= t.top+vis {
+		t.top = t.sel - vis + 1
+	}
+	if maxTop := len(t.recs) - vis; t.top > maxTop {
+		t.top = maxTop
+	}
+	if t.top < 0 {
+		t.top = 0
+	}
+}
+
+func (t *timeline) visibleRows() int {
+	n := t.h - 1 // header line
+	if n < 1 {
+		return 1
+	}
+	return n
+}
+
+// selectedType returns the type of the selected record.
+func (t *timeline) selectedType() string {
+	if len(t.recs) == 0 {
+		return ""
+	}
+	return t.recs[t.sel].Type
+}
+
+// findType moves to the previous (dir<0) or next event of type typ.
+func (t *timeline) findType(typ string, dir int) bool {
+	for i := t.sel + dir; i >= 0 && i < len(t.recs); i += dir {
+		if t.recs[i].Event() && t.recs[i].Type == typ {
+			t.selectRecord(i)
+			return true
+		}
+	}
+	return false
+}
+
+// findKey moves to the first event whose own seq or id is key.
+func (t *timeline) findKey(key string) bool {
+	for i := range t.recs {
+		if t.recs[i].Event() && t.recs[i].Key == key {
+			t.selectRecord(i)
+			return true
+		}
+	}
+	return false
+}
+
+func (t *timeline) row(i int) model.Row {
+	if r, ok := t.rows[i]; ok {
+		return r
+	}
+	rec := t.recs[i]
+	var row model.Row
+	if raw, err := t.sess.Read(rec); err == nil {
+		row = t.sess.Describe(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: raw})
+	} else {
+		row = model.Row{Summary: "unreadable: " + err.Error()}
+	}
+	if row.Time.IsZero() {
+		row.Time = rec.Time()
+	}
+	if len(t.rows) > 4096 {
+		t.rows = map[int]model.Row{}
+	}
+	t.rows[i] = row
+	return row
+}
+
+func (t *timeline) timeText(tm time.Time) string {
+	if tm.IsZero() {
+		return ""
+	}
+	if t.absolute {
+		return tm.Local().Format("15:04:05.000")
+	}
+	d := tm.Sub(t.first)
+	sign := "+"
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	h := int(d.Hours())
+	m := int(d.Minutes()) % 60
+	s := d.Seconds() - float64(int(d.Minutes())*60)
+	if h > 0 {
+		return fmt.Sprintf("%s%d:%02d:%04.1f", sign, h, m, s)
+	}
+	return fmt.Sprintf("%s%02d:%04.1f", sign, m, s)
+}
+
+// view renders the visible rows; every journal string passes render.Line.
+func (t *timeline) view() string {
+	if len(t.recs) == 0 {
+		msg := "No events yet: waiting for the journal to grow."
+		if t.writing != "" {
+			msg += "\n" + t.writing
+		}
+		return t.st.Dim.Render(msg)
+	}
+	posW := len(strconv.Itoa(len(t.evs)))
+	if posW < 3 {
+		posW = 3
+	}
+	keyW, timeW, typeW, actorW := 10, 12, 20, 12
+	if t.w < 110 {
+		keyW, timeW, typeW, actorW = 8, 9, 16, 8
+		if t.absolute {
+			timeW = 12
+		}
+	}
+	header := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %s", posW, "#", keyW, "seq/id", timeW, "time", typeW, "type", actorW, "actor", "summary")
+	lines := []string{t.st.Dim.Render(render.Truncate(header, t.w))}
+	end := t.top + t.visibleRows()
+	if end > len(t.recs) {
+		end = len(t.recs)
+	}
+	for i := t.top; i < end; i++ {
+		rec := t.recs[i]
+		var line string
+		style := t.st.Row
+		if !rec.Event() {
+			line = fmt.Sprintf("%*s %s", posW, "!", "bad "+rec.Describe())
+			style = t.st.RowBad
+		} else {
+			r := t.row(i)
+			line = fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %s", posW, rec.Pos,
+				keyW, fit(render.Line(r.Key), keyW),
+				timeW, t.timeText(r.Time),
+				typeW, fit(render.Line(r.Type), typeW),
+				actorW, fit(render.Line(r.Actor), actorW),
+				render.Line(firstLine(r.Summary, 400)))
+			if rec.Problem != journal.OK {
+				line += "  ⚠ " + rec.Problem.String()
+			}
+			if r.Problem {
+				style = t.st.RowProblem
+			}
+		}
+		line = render.PadRight(render.Truncate(line, t.w), t.w)
+		if i == t.sel {
+			style = t.st.RowSelected
+		}
+		lines = append(lines, style.Render(line))
+	}
+	if t.writing != "" && len(lines) <= t.visibleRows() {
+		lines = append(lines, t.st.Dim.Render(render.Truncate(t.writing, t.w)))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fit cuts s to w cells.
+func fit(s string, w int) string {
+	if render.Width(s) <= w {
+		return render.PadRight(s, w)
+	}
+	return render.Truncate(s, w)
+}
+
+// firstLine returns at most n bytes of s on one line (the summary column).
+func firstLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
