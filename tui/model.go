@@ -668,8 +668,16 @@ func (m Model) helpLine() string {
 func (m Model) helpView() string {
 	h := m.help
 	h.ShowAll = true
+	h.SetWidth(0)
 	intro := m.st.TitleFocused.Render("rewind keys") + m.st.Dim.Render("  (any key closes)") + "\n\n"
-	text := intro + h.FullHelpView(m.keys.FullHelp()) + "\n\n" + m.st.Dim.Render(
+	groups := m.keys.FullHelp()
+	keys := h.FullHelpView(groups)
+	if lipgloss.Width(keys) > m.w-4 {
+		// Too narrow for all columns side by side: two rows of columns.
+		half := (len(groups) + 1) / 2
+		keys = h.FullHelpView(groups[:half]) + "\n\n" + h.FullHelpView(groups[half:])
+	}
+	text := intro + keys + "\n\n" + m.st.Dim.Render(
 		"Timeline rows: position, the format's seq or id, time, type, actor, summary.\n"+
 			"Red rows are bad lines (never hidden, never folded). State marks: + added, ~ changed by the selected event.\n"+
 			"Decisions: a (approve/answer) or r (reject) on a pending item opens a dialog that needs a second key to confirm.")

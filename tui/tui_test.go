@@ -1,0 +1,252 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/keymap"
+)
+
+const (
+	deltaCompleted = "../model/deltaengine/testdata/workspace.delta/20261121_222941_a7f3c2"
+	deltaWorkspace = "../model/deltaengine/testdata/workspace.delta"
+	streamFixture  = "../model/durablestream/testdata/stream.jsonl"
+	mindFixture    = "../model/deltamind/testdata/dogfood/provenance.jsonl"
+)
+
+var fixedNow = time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)
+
+func openModel(t *testing.T, path string) Model {
+	t.Helper()
+	target, err := journal.Locate(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sess *app.Session
+	if target.Journal != "" {
+		sess, err = app.Open(target, app.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sess.Close() })
+	}
+	return New(target, sess, Options{
+		Dark: true, Keys: keymap.Default(), Poll: 50 * time.Millisecond, As: "tester",
+		Now:  func() time.Time { return fixedNow },
+		Open: func(t journal.Target) (*app.Session, error) { return app.Open(t, app.Options{}) },
+	})
+}
+
+// watcher runs a model under teatest and keeps the latest model, so a test
+// can wait for what the screen shows rather than for bytes in the stream.
+type watcher struct {
+	tm   *teatest.TestModel
+	mu   sync.Mutex
+	last tea.Model
+}
+
+func start(t *testing.T, m Model, w, h int) *watcher {
+	t.Helper()
+	wt := &watcher{last: m}
+	wt.tm = teatest.NewTestModel(t, m,
+		teatest.WithInitialTermSize(w, h),
+		teatest.WithProgramOptions(
+			tea.WithColorProfile(colorprofile.ANSI256),
+			tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
+				wt.mu.Lock()
+				wt.last = m
+				wt.mu.Unlock()
+				return msg
+			}),
+		))
+	return wt
+}
+
+// screen returns the latest view without colours.
+func (w *watcher) screen() string {
+	w.mu.Lock()
+	m := w.last
+	w.mu.Unlock()
+	return ansi.Strip(m.View().Content)
+}
+
+// waitFor waits until every want string is on the screen.
+func (w *watcher) waitFor(t *testing.T, want ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s := w.screen()
+		ok := true
+		for _, x := range want {
+			if !strings.Contains(s, x) {
+				ok = false
+			}
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("screen never showed %q; last screen:\n%s", want, s)
+		}
+		// Nudge the program so the filter sees the latest model.
+		w.tm.Send(nudge{})
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type nudge struct{}
+
+func (w *watcher) keys(keys ...string) {
+	for _, k := range keys {
+		w.tm.Send(keyMsg(k))
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func (w *watcher) quit(t *testing.T) {
+	w.tm.Send(keyMsg("q"))
+	w.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+func TestScrubDeltaEngineRun(t *testing.T) {
+	w := start(t, openModel(t, deltaCompleted), 100, 30)
+	s := w.waitFor(t, "State after #13", "COMPLETED", "13/13", "following")
+	if !strings.Contains(s, "RUN_END") || !strings.Contains(s, "Projection · CONVERSATION") {
+		t.Fatalf("first screen lacks the timeline or projection:\n%s", s)
+	}
+	// g: to the first event; the state and the projection follow.
+	w.keys("g")
+	s = w.waitFor(t, "State after #1", "1/13", "RUN_START")
+	if !strings.Contains(s, `status: "RUNNING"`) {
+		t.Errorf("state after #1 should be RUNNING:\n%s", s)
+	}
+	if !strings.Contains(s, "paused") {
+		t.Errorf("follow mode should pause when scrubbing back:\n%s", s)
+	}
+	// j three times: the fourth event, a THOUGHT; its change is marked.
+	w.keys("j", "j", "j")
+	s = w.waitFor(t, "State after #4", "4/13")
+	if !strings.Contains(s, "~ iterations: 1") {
+		t.Errorf("the THOUGHT's change to iterations should be marked:\n%s", s)
+	}
+	// :7 jumps to position 7.
+	w.keys(":", "7", "enter")
+	w.waitFor(t, "State after #7", "7/13")
+	// ] goes to the next event of the same type (the THOUGHT at 12).
+	w.keys("]")
+	w.waitFor(t, "State after #12", "12/13")
+	// [ goes back to the THOUGHT at 7.
+	w.keys("[")
+	w.waitFor(t, "State after #7", "7/13")
+	// #10 jumps to the event whose own seq is 10.
+	w.keys("#", "1", "0", "enter")
+	w.waitFor(t, "State after #10", "10/13")
+	// G returns to the end and follows again.
+	w.keys("G")
+	w.waitFor(t, "State after #13", "following")
+	w.quit(t)
+}
+
+func TestHelpAndBadInput(t *testing.T) {
+	w := start(t, openModel(t, deltaCompleted), 80, 24)
+	w.waitFor(t, "State after #13")
+	w.keys("?")
+	w.waitFor(t, "rewind keys", "go to position N", "quit")
+	w.keys("x") // any key closes help
+	w.waitFor(t, "Timeline")
+	w.keys(":", "9", "9", "enter")
+	w.waitFor(t, "no position 99")
+	w.keys("#", "z", "enter")
+	w.waitFor(t, "no event with seq or id z")
+	w.quit(t)
+}
+
+func TestDeltaMindProjectionDocuments(t *testing.T) {
+	w := start(t, openModel(t, mindFixture), 100, 30)
+	w.waitFor(t, "Projection · ACTIVE_STATE", "Active State")
+	w.keys("D")
+	w.waitFor(t, "Projection · DECISIONS")
+	w.keys("D", "D")
+	w.waitFor(t, "Projection · CONSTRAINTS")
+	w.quit(t)
+}
+
+func TestRunPickerOpensRun(t *testing.T) {
+	w := start(t, openModel(t, deltaWorkspace), 100, 30)
+	s := w.waitFor(t, "Runs in", "WAITING_FOR_INPUT", "COMPLETED")
+	if strings.Index(s, "20261121_223200_f0e1d2") > strings.Index(s, "20261121_222941_a7f3c2") {
+		t.Errorf("runs should be newest first:\n%s", s)
+	}
+	w.keys("enter")
+	w.waitFor(t, "Timeline · delta-engine", "State after")
+	w.quit(t)
+}
+
+// Approving a pending Durable Stream checkpoint from the keyboard appends the
+// decision; keys that arrive right after the dialog opens are ignored.
+func TestApproveFromKeyboard(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(streamFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "durable_stream.jsonl")
+	if err := os.WriteFile(p, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := openModel(t, p)
+	clock := fixedNow
+	var mu sync.Mutex
+	m.o.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	w := start(t, m, 120, 32)
+	w.waitFor(t, "1 pending (p)")
+	w.keys("p")
+	w.waitFor(t, "Pending decisions (1)", "Ship the port on Friday?")
+	w.keys("a")
+	w.waitFor(t, "Approve checkpoint")
+	// Within the guard delay: ignored, still on the option step.
+	w.keys("enter", "y")
+	s := w.waitFor(t, "Approve checkpoint")
+	if strings.Contains(s, "Press y") {
+		t.Fatalf("keys within 250 ms of opening must be ignored:\n%s", s)
+	}
+	mu.Lock()
+	clock = clock.Add(time.Second)
+	mu.Unlock()
+	w.keys("down", "enter")
+	w.waitFor(t, "Press y to approve")
+	w.keys("y")
+	w.waitFor(t, "approved cp_", "0 pending")
+	w.quit(t)
+	b, _ := os.ReadFile(p)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `"type":"checkpoint.approved"`) || !strings.Contains(last, `"selected_option":"wait"`) || !strings.Contains(last, `"approved_by":"tester"`) {
+		t.Fatalf("last line is not the approval: %s", last)
+	}
+}
