@@ -1,0 +1,335 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"charm.land/glamour/v2"
+	"charm.land/glamour/v2/styles"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// maxCachedWidths bounds the number of glamour renderers a [Markdown]
+// keeps; the cache is emptied when a new width would exceed it (a user
+// resizing the terminal produces many widths).
+const maxCachedWidths = 8
+
+// DefaultWidth is the wrap width [Markdown.Render] uses when it is given a
+// width below 1.
+const DefaultWidth = 80
+
+// Markdown renders Markdown for the terminal with glamour, using a fixed
+// dark or light style (never the terminal's auto-detected one, and never
+// querying the terminal), and makes the result safe to print.
+//
+// A Markdown is safe for concurrent use: glamour renderers are cached per
+// width and used under a mutex. The zero value is not usable; call
+// [NewMarkdown].
+type Markdown struct {
+	dark bool
+
+	mu        sync.Mutex
+	renderers map[int]*glamour.TermRenderer
+	parser    parser.Parser // same configuration as glamour's
+}
+
+// NewMarkdown returns a Markdown renderer with glamour's dark style if dark
+// is true and its light style otherwise.
+func NewMarkdown(dark bool) *Markdown {
+	gm := goldmark.New(
+		goldmark.WithExtensions(extension.GFM, extension.DefinitionList),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+	)
+	return &Markdown{
+		dark:      dark,
+		renderers: make(map[int]*glamour.TermRenderer),
+		parser:    gm.Parser(),
+	}
+}
+
+// Render renders md word-wrapped to width display columns (width < 1 means
+// [DefaultWidth]) and returns text that is safe to write to a terminal.
+//
+// Journal strings should be placed into md with [Text] (or [CodeBlock] for
+// fenced code), but Render treats md as hostile anyway: it applies the
+// [Sanitize] character mapping (without its length limit) to md, removes
+// the OSC 8 hyperlinks glamour emits for links (the target URL stays
+// visible as text after the link text), and passes the result through
+// [Filter], so the only escape sequences left are SGR.
+//
+// HTML character references other than "&amp;", "&lt;" and "&gt;" are
+// not decoded, and raw HTML is shown as text rather than stripped: before
+// glamour sees md, every other '&' is escaped (outside code blocks and
+// autolinks, which glamour shows raw), every '<' of an HTML block or
+// inline HTML is escaped, and inside autolinks "&amp;" is turned back into
+// '&'. So "&#27;" and glamour's split-entity bypass show up as literal
+// text, "<script>" stays visible, and a URL that went through [Text]
+// still shows a plain '&'.
+//
+// Render always returns displayable text. If glamour fails (or panics),
+// it returns md sanitized as plain text together with a non-nil error.
+func (m *Markdown) Render(md string, width int) (out string, err error) {
+	if width < 1 {
+		width = DefaultWidth
+	}
+	src := sanitizeUnbounded(md)
+	raw, err := m.glamour(src, width)
+	if err != nil {
+		return Filter(src), err
+	}
+	return Filter(stripHyperlinks(raw)), nil
+}
+
+// glamour renders src with the cached renderer for width.
+func (m *Markdown) glamour(src string, width int) (out string, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	defer func() {
+		if p := recover(); p != nil {
+			// A renderer that panicked may be in a bad state.
+			delete(m.renderers, width)
+			err = fmt.Errorf("render: glamour panicked: %v", p)
+		}
+	}()
+	tr := m.renderers[width]
+	if tr == nil {
+		style := styles.LightStyleConfig
+		if m.dark {
+			style = styles.DarkStyleConfig
+		}
+		tr, err = glamour.NewTermRenderer(
+			glamour.WithStyles(style),
+			glamour.WithWordWrap(width),
+			glamour.WithInlineTableLinks(true),
+		)
+		if err != nil {
+			return "", fmt.Errorf("render: creating glamour renderer: %w", err)
+		}
+		if len(m.renderers) >= maxCachedWidths {
+			clear(m.renderers)
+		}
+		m.renderers[width] = tr
+	}
+	out, err = tr.Render(neutralizeEntities(m.parser, src))
+	if err != nil {
+		return "", fmt.Errorf("render: glamour: %w", err)
+	}
+	return out, nil
+}
+
+// stripHyperlinks removes OSC 8 hyperlink sequences ("ESC ] 8 ; params ;
+// URI" ended by BEL or ESC \) from glamour's output, keeping the text
+// between them. A sequence is removed only when its URI is empty (the
+// closing sequence) or already visible elsewhere in the output, so that a
+// sequence forged through entity decoding cannot hide text; everything
+// else is left for [Filter] to make visible.
+func stripHyperlinks(s string) string {
+	if !strings.Contains(s, "\x1b]8;") {
+		return s
+	}
+	var visible string // computed lazily
+	var b strings.Builder
+	b.Grow(len(s))
+	for {
+		i := strings.Index(s, "\x1b]8;")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		n, uri := oscLen(s[i:])
+		if n > 0 && uri != "" {
+			if visible == "" {
+				visible = squeeze(ansi.Strip(stripAllOSC8(s)))
+			}
+			if !strings.Contains(visible, squeeze(uri)) &&
+				!strings.Contains(visible, squeeze(strings.TrimPrefix(uri, "mailto:"))) {
+				n = 0
+			}
+		}
+		if n == 0 {
+			// Not ours: leave the ESC for Filter to show.
+			b.WriteByte(0x1b)
+			s = s[i+1:]
+			continue
+		}
+		s = s[i+n:]
+	}
+}
+
+// oscLen returns the length of the OSC 8 sequence at the start of s and
+// its URI, or 0 if s does not start with a well-formed one. Parameters may
+// not contain ';' and neither part may contain a C0 control.
+func oscLen(s string) (n int, uri string) {
+	const prefix = "\x1b]8;"
+	rest := s[len(prefix):]
+	semi := -1
+	for j := 0; j < len(rest); j++ {
+		c := rest[j]
+		switch {
+		case c == 0x07:
+			if semi < 0 {
+				return 0, ""
+			}
+			return len(prefix) + j + 1, rest[semi+1 : j]
+		case c == 0x1b:
+			if semi < 0 || j+1 >= len(rest) || rest[j+1] != '\\' {
+				return 0, ""
+			}
+			return len(prefix) + j + 2, rest[semi+1 : j]
+		case c < 0x20 || c == 0x7f:
+			return 0, ""
+		case c == ';' && semi < 0:
+			semi = j
+		}
+	}
+	return 0, ""
+}
+
+// stripAllOSC8 removes every well-formed OSC 8 sequence from s; it is used
+// only to compute the visible text for stripHyperlinks.
+func stripAllOSC8(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "\x1b]8;")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		n, _ := oscLen(s[i:])
+		if n == 0 {
+			n = 1
+			b.WriteByte(0x1b)
+		}
+		s = s[i+n:]
+	}
+}
+
+// squeeze removes all white space from s (wrapping may split a URL over
+// lines and indent the continuation).
+func squeeze(s string) string {
+	return strings.Join(strings.Fields(s), "")
+}
+
+// span is a byte range of Markdown source that needs special treatment.
+type span struct {
+	start, stop int
+	kind        spanKind
+}
+
+type spanKind int
+
+const (
+	spanCode     spanKind = iota // code block line: copied unchanged
+	spanAutolink                 // autolink label: "&amp;" → '&'
+	spanHTML                     // raw HTML: '<' and '&' escaped
+)
+
+// neutralizeEntities returns src with HTML character references and raw
+// HTML made inert: outside code blocks and autolinks every '&' not
+// starting "&amp;", "&lt;" or "&gt;" becomes "&amp;"; in HTML blocks and
+// inline HTML '<' also becomes "&lt;"; inside autolinks (shown raw by
+// glamour) "&amp;" becomes '&'; code blocks are left alone. p must be configured like glamour's
+// parser, so that the ranges match what glamour will render.
+func neutralizeEntities(p parser.Parser, src string) string {
+	if !strings.ContainsAny(src, "&<") {
+		return src
+	}
+	buf := []byte(src)
+	doc := p.Parse(text.NewReader(buf))
+	var spans []span
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n.Kind() {
+		case ast.KindFencedCodeBlock, ast.KindCodeBlock:
+			lines := n.Lines()
+			for i := 0; i < lines.Len(); i++ {
+				seg := lines.At(i)
+				spans = append(spans, span{start: seg.Start, stop: seg.Stop, kind: spanCode})
+			}
+			return ast.WalkSkipChildren, nil
+		case ast.KindHTMLBlock:
+			lines := n.Lines()
+			for i := 0; i < lines.Len(); i++ {
+				seg := lines.At(i)
+				spans = append(spans, span{start: seg.Start, stop: seg.Stop, kind: spanHTML})
+			}
+			if hb := n.(*ast.HTMLBlock); hb.HasClosure() {
+				seg := hb.ClosureLine
+				spans = append(spans, span{start: seg.Start, stop: seg.Stop, kind: spanHTML})
+			}
+			return ast.WalkSkipChildren, nil
+		case ast.KindRawHTML:
+			segs := n.(*ast.RawHTML).Segments
+			for i := 0; i < segs.Len(); i++ {
+				seg := segs.At(i)
+				spans = append(spans, span{start: seg.Start, stop: seg.Stop, kind: spanHTML})
+			}
+		case ast.KindAutoLink:
+			label := n.(*ast.AutoLink).Label(buf)
+			// Label is a subslice of buf; recover its offset.
+			if off := cap(buf) - cap(label); len(label) > 0 && off >= 0 &&
+				off+len(label) <= len(buf) && &buf[off] == &label[0] {
+				spans = append(spans, span{start: off, stop: off + len(label), kind: spanAutolink})
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+
+	var b strings.Builder
+	b.Grow(len(src) + len(src)/16)
+	pos := 0
+	escape := func(s string, lt bool) {
+		for {
+			i := strings.IndexAny(s, "&<")
+			if i < 0 {
+				b.WriteString(s)
+				return
+			}
+			b.WriteString(s[:i])
+			switch rest := s[i:]; {
+			case rest[0] == '<' && !lt:
+				b.WriteByte('<')
+				s = rest[1:]
+			case rest[0] == '<':
+				b.WriteString("&lt;")
+				s = rest[1:]
+			case strings.HasPrefix(rest, "&amp;"), strings.HasPrefix(rest, "&lt;"), strings.HasPrefix(rest, "&gt;"):
+				n := strings.IndexByte(rest, ';') + 1
+				b.WriteString(rest[:n])
+				s = rest[n:]
+			default:
+				b.WriteString("&amp;")
+				s = rest[1:]
+			}
+		}
+	}
+	for _, sp := range spans {
+		if sp.start < pos || sp.stop > len(src) || sp.start > sp.stop {
+			continue
+		}
+		escape(src[pos:sp.start], false)
+		switch seg := src[sp.start:sp.stop]; sp.kind {
+		case spanCode:
+			b.WriteString(seg)
+		case spanAutolink:
+			b.WriteString(strings.ReplaceAll(seg, "&amp;", "&"))
+		case spanHTML:
+			escape(seg, true)
+		}
+		pos = sp.stop
+	}
+	escape(src[pos:], false)
+	return b.String()
+}

@@ -1,0 +1,35 @@
+package render
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Width returns the display width of s in terminal columns, counting
+// grapheme clusters (wide characters count 2) and ignoring escape
+// sequences. s should already be sanitized.
+func Width(s string) int {
+	return ansi.StringWidth(s)
+}
+
+// Truncate returns s cut to at most w display columns. When s is wider
+// than w, the last column of the result is "…". Escape sequences are kept
+// and never split; cuts fall on grapheme-cluster boundaries. w <= 0 yields
+// "".
+func Truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// PadRight returns s followed by enough spaces to make it w display
+// columns wide. s is returned unchanged if it is already w or more
+// columns wide; use [Truncate] first to bound it.
+func PadRight(s string, w int) string {
+	if n := w - Width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
