@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -55,8 +56,8 @@ type Journal struct {
 	Index *Index
 
 	f    *os.File
-	form Form
-	size int64
+	form atomic.Uint32 // Form
+	size atomic.Int64
 }
 
 // Open opens path read-only and indexes what it holds now. It fails only
@@ -90,10 +91,10 @@ func (j *Journal) Close() error { return j.f.Close() }
 func (j *Journal) File() *os.File { return j.f }
 
 // Form returns the journal's shape as of the last Update.
-func (j *Journal) Form() Form { return j.form }
+func (j *Journal) Form() Form { return Form(j.form.Load()) }
 
 // Size returns the file size seen by the last Update.
-func (j *Journal) Size() int64 { return j.size }
+func (j *Journal) Size() int64 { return j.size.Load() }
 
 // Update re-stats the file and indexes complete lines appended since the
 // last call. It returns the number of records added.
@@ -107,11 +108,11 @@ func (j *Journal) Update() (int, error) {
 
 // UpdateTo indexes the file up to size bytes.
 func (j *Journal) UpdateTo(size int64) (int, error) {
-	if j.size == 0 && j.Index.Consumed() == 0 {
-		j.form = detectForm(j.f, size)
+	if j.size.Load() == 0 && j.Index.Consumed() == 0 {
+		j.form.Store(uint32(detectForm(j.f, size)))
 	}
-	j.size = size
-	if j.form == FormArray {
+	j.size.Store(size)
+	if j.Form() == FormArray {
 		return j.scanArray(size)
 	}
 	return j.Index.Scan(j.f, size)
@@ -237,7 +238,7 @@ func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
 			if n < block {
 				n = block
 			}
-			if rem := j.size - rec.Off; rem < n && rem >= rec.Len {
+			if rem := j.size.Load() - rec.Off; rem < n && rem >= rec.Len {
 				n = rem
 			}
 			if int64(cap(buf)) < n {

@@ -30,6 +30,10 @@ type Replay struct {
 
 	mu   sync.Mutex
 	keys []model.State // keys[i] is the state after event i*K
+	// tip is the last state computed past the last keyframe, so following a
+	// live journal folds only the new events.
+	tipPos int
+	tip    model.State
 }
 
 // New returns a Replay of j through f with keyframes every DefaultInterval
@@ -66,9 +70,11 @@ func (r *Replay) StateAt(pos int) (model.State, error) {
 	if ki >= len(r.keys) {
 		ki = len(r.keys) - 1
 	}
-	s := r.keys[ki]
+	s, from := r.keys[ki], ki*r.K+1
+	if r.tip != nil && r.tipPos <= pos && r.tipPos >= from {
+		s, from = r.tip, r.tipPos+1
+	}
 	r.mu.Unlock()
-	from := ki*r.K + 1
 	err := r.J.Each(from, pos, func(ev model.Event) error {
 		s = r.F.Apply(s, ev)
 		if ev.Pos%r.K == 0 {
@@ -76,6 +82,13 @@ func (r *Replay) StateAt(pos int) (model.State, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		r.mu.Lock()
+		if pos >= r.tipPos {
+			r.tip, r.tipPos = s, pos
+		}
+		r.mu.Unlock()
+	}
 	return s, err
 }
 

@@ -1,0 +1,99 @@
+package replay_test
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+// journals returns fixture journals of every format: the package fixtures
+// and generated ones.
+func journals(t *testing.T) []string {
+	t.Helper()
+	out := []string{
+		"../model/deltaengine/testdata/workspace.delta/20261121_222941_a7f3c2/journal.jsonl",
+		"../model/durablestream/testdata/stream.jsonl",
+		"../model/deltamind/testdata/dogfood/provenance.jsonl",
+		"../model/deltamind/testdata/coverage.jsonl",
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"delta-engine", "durable-stream", "deltamind"} {
+		p := filepath.Join(dir, f+".jsonl")
+		w, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := demo.Generate(w, f, 300, 7); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		out = append(out, p)
+	}
+	return out
+}
+
+// The state at every position, reached through keyframes, the live tip and
+// random jumps, equals the state of the straightforward fold.
+func TestStateAtEqualsStraightFold(t *testing.T) {
+	for _, p := range journals(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			s, err := app.OpenPath(p, app.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var want [][]byte
+			err = replay.Fold(s.J, s.F, func(pos int, st model.State) {
+				b, err := model.StateJSON(s.F, st, pos).MarshalJSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, b)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 {
+				t.Fatal("no events")
+			}
+			r := replay.New(s.J, s.F)
+			r.K = 16 // many keyframes, so jumps cross them
+			order := rand.New(rand.NewSource(1)).Perm(len(want))
+			order = append(order, len(want)-1, 0, len(want)-1)
+			for _, i := range order {
+				got, err := r.JSON(i + 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := got.MarshalJSON()
+				if string(b) != string(want[i]) {
+					t.Fatalf("state at %d differs from the straight fold:\n got %s\nwant %s", i+1, b, want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestDiffPaths(t *testing.T) {
+	a := model.Object{{"status", "RUNNING"}, {"messages", []any{"x"}}, {"gone", 1}}
+	b := model.Object{{"status", "COMPLETED"}, {"messages", []any{"x", "y"}}, {"odd key", true}}
+	got := map[string]replay.Op{}
+	for _, c := range replay.Diff(a, b) {
+		got[c.Path.String()] = c.Op
+	}
+	want := map[string]replay.Op{".status": replay.Changed, ".messages[1]": replay.Added, `["odd key"]`: replay.Added, ".gone": replay.Removed}
+	if len(got) != len(want) {
+		t.Fatalf("diff = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %v, want %v", k, got[k], v)
+		}
+	}
+}
