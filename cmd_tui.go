@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -17,6 +20,7 @@ import (
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/journal/tail"
 	"github.com/rewind-tui/rewind/keymap"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/tui"
@@ -31,21 +35,42 @@ type tuiOptions struct {
 func runTUI(ctx context.Context, g *globalFlags, path string, o tuiOptions) error {
 	t, err := journal.Locate(path)
 	if err != nil {
-		return usageErr("%s", describeOpenError(path, err))
+		// A journal file that does not exist yet, in a directory that does:
+		// wait for it, like tail -F.
+		if errors.Is(err, fs.ErrNotExist) && path != "" && strings.HasSuffix(path, ".jsonl") && isDir(filepath.Dir(path)) {
+			t = journal.Target{Journal: path}
+		} else {
+			return usageErr("%s", describeOpenError(path, err))
+		}
 	}
 	return runTUITarget(ctx, g, t, o)
 }
 
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
 func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOptions) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	opts := app.Options{Format: g.format, MaxRecord: g.maxRecord}
 	var sess *app.Session
+	var updates <-chan tail.Update
 	if t.Journal != "" {
-		s, err := app.Open(t, opts)
+		f, err := tail.Follow(ctx, t.Journal, tail.Options{MaxRecord: g.maxRecord})
 		if err != nil {
 			return usageErr("%s", describeOpenError(t.Journal, err))
 		}
-		defer s.Close()
-		sess = s
+		defer f.Close()
+		updates = f.Updates()
+		if j := f.Journal(); j != nil {
+			s, err := app.FromJournal(t, j, opts)
+			if err != nil {
+				return usageErr("%s", describeOpenError(t.Journal, err))
+			}
+			sess = s
+		}
 	}
 	// Decide dark or light once, before the program starts: querying the
 	// terminal later would turn its reply into key presses.
@@ -72,6 +97,10 @@ func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOp
 		Open: func(t journal.Target) (*app.Session, error) {
 			return app.Open(t, opts)
 		},
+		Session: func(t journal.Target, j *journal.Journal) (*app.Session, error) {
+			return app.FromJournal(t, j, opts)
+		},
+		Updates: updates,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
@@ -99,6 +128,7 @@ func newDemoCmd(g *globalFlags) *cobra.Command {
 	var events int
 	var seed int64
 	var interval time.Duration
+	var as string
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Open the TUI on a simulated agent run (no files or network needed)",
@@ -134,7 +164,7 @@ and exit (a generator for large journals).`,
 			if format == model.DeltaEngine {
 				t = app.RunTarget(filepath.Dir(filepath.Dir(path)), filepath.Dir(path))
 			}
-			return runTUITarget(ctx, g, t, tuiOptions{})
+			return runTUITarget(ctx, g, t, tuiOptions{as: as})
 		},
 	}
 	f := cmd.Flags()
@@ -143,6 +173,7 @@ and exit (a generator for large journals).`,
 	f.StringVar(&format, "format", model.DurableStream, "simulated format: durable-stream, delta-engine or deltamind")
 	f.Int64Var(&seed, "seed", 1, "random seed, for repeatable runs")
 	f.DurationVar(&interval, "interval", 400*time.Millisecond, "time between simulated events")
+	f.StringVar(&as, "as", "", "identity written with your decisions (default: your login name)")
 	return cmd
 }
 

@@ -50,6 +50,7 @@ type globalFlags struct {
 	format    string
 	maxRecord int64
 	debug     string
+	as        string
 }
 
 func main() {
@@ -98,7 +99,7 @@ Press ? in the TUI for keys.`,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			return runTUI(cmd.Context(), g, path, tuiOptions{})
+			return runTUI(cmd.Context(), g, path, tuiOptions{as: g.as})
 		},
 	}
 	root.SetOut(stdout)
@@ -108,6 +109,7 @@ Press ? in the TUI for keys.`,
 	pf.StringVar(&g.format, "format", "", "override format detection: "+strings.Join(formats.Names(), ", "))
 	pf.Int64Var(&g.maxRecord, "max-record", journal.DefaultMaxRecord, "longest line read as a record, in bytes; longer ones are skipped and marked")
 	pf.StringVar(&g.debug, "debug", "", "log every UI message to this file")
+	root.Flags().StringVar(&g.as, "as", "", "identity written with decisions made in the TUI (default: your login name)")
 	root.AddCommand(
 		newDemoCmd(g),
 		newStateCmd(g, stdout),
@@ -117,6 +119,7 @@ Press ? in the TUI for keys.`,
 		newDecideCmd(g, stdout, true),
 		newDecideCmd(g, stdout, false),
 		newAnswerCmd(g, stdout),
+		newVerifyCmd(g, stdout),
 	)
 	return root
 }

@@ -70,6 +70,18 @@ func Open(t journal.Target, o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	s, err := FromJournal(t, j, o)
+	if err != nil {
+		j.Close()
+	}
+	return s, err
+}
+
+// FromJournal makes a session of a journal opened elsewhere (by a
+// tail.Follower): it detects the format and prepares the replay. Closing the
+// session closes j.
+func FromJournal(t journal.Target, j *journal.Journal, o Options) (*Session, error) {
+	var err error
 	s := &Session{Target: t, J: j}
 	if w := j.Form().Warning(); w != "" {
 		s.Notes = append(s.Notes, w)
@@ -77,7 +89,6 @@ func Open(t journal.Target, o Options) (*Session, error) {
 	if o.Format != "" {
 		s.F, err = formats.ByName(o.Format)
 		if err != nil {
-			j.Close()
 			return nil, err
 		}
 	} else {
@@ -122,6 +133,18 @@ func OpenPath(path string, o Options) (*Session, error) {
 		return nil, err
 	}
 	return Open(t, o)
+}
+
+// Adopt switches the session to j, a new generation of the same journal
+// (after truncation, replacement or rotation): the replay starts over. It
+// must run on the goroutine that owns the session.
+func (s *Session) Adopt(j *journal.Journal) {
+	s.J = j
+	if s.Tentative || s.F == nil {
+		s.F = formats.Detect(firstEvents(j, 50), s.Target.Hint)
+		s.Tentative = j.Index.Consumed() == 0
+	}
+	s.R = replay.New(j, s.F)
 }
 
 // Close closes the journal.

@@ -28,8 +28,12 @@ const (
 	FormPretty
 )
 
-// Fix is the advice shown for a journal that is not in JSONL form.
-const Fix = "convert it back with: jq -c '.[]' FILE > journal.jsonl (rewind never rewrites a journal)"
+// Fix is the advice shown for a journal reformatted into a JSON array. The
+// output must be a new file: redirecting onto FILE itself would empty it.
+const Fix = "convert it back into a new file with: jq -c '.[]' FILE > journal.jsonl (never onto FILE itself; rewind never rewrites a journal)"
+
+// FixPretty is the advice for a journal of pretty-printed objects.
+const FixPretty = "convert it back into a new file with: jq -c . FILE > journal.jsonl (never onto FILE itself; rewind never rewrites a journal)"
 
 // Warning returns a plain-words description of a non-JSONL form, or "".
 func (f Form) Warning() string {
@@ -37,7 +41,7 @@ func (f Form) Warning() string {
 	case FormArray:
 		return "this file is a JSON array, not JSONL: probably reformatted by an editor or tool; shown read-only, decisions are refused; " + Fix
 	case FormPretty:
-		return "this file holds pretty-printed JSON, not one object per line: probably reformatted by an editor or tool; shown read-only, decisions are refused; " + Fix
+		return "this file holds pretty-printed JSON, not one object per line: probably reformatted by an editor or tool; shown read-only, decisions are refused; " + FixPretty
 	}
 	return ""
 }

@@ -175,8 +175,7 @@ func (m Model) decisionDone(msg decisionMsg) (tea.Model, tea.Cmd) {
 	} else {
 		m.setStatus(fmt.Sprintf("%s %s: appended at offset %d", verb, msg.item.ID, msg.written.Offset), false)
 	}
-	s, dg := m.sess, m.dataGen
-	return m, func() tea.Msg { return refresh(s, dg) }
+	return m, m.recompute()
 }
 
 func (d *decisionDialog) view(st render.Styles, w int) string {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/journal/tail"
 	"github.com/rewind-tui/rewind/keymap"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/render"
@@ -49,6 +50,12 @@ type Options struct {
 	Debug io.Writer
 	// Now returns the current time (time.Now unless a test fixes it).
 	Now func() time.Time
+	// Session makes a session of a journal the follower opened (when the
+	// journal did not exist yet at start).
+	Session func(journal.Target, *journal.Journal) (*app.Session, error)
+	// Updates, when not nil, are the journal follower's reports (fsnotify
+	// plus a slow re-check); without it the journal is polled every Poll.
+	Updates <-chan tail.Update
 }
 
 type focus int
@@ -150,7 +157,7 @@ func (m Model) Init() tea.Cmd {
 		if m.runs != nil {
 			return m.runs.load()
 		}
-		return nil
+		return m.watch()
 	}
 	return tea.Batch(m.requestState(), m.watch())
 }
@@ -167,15 +174,18 @@ type stateMsg struct {
 }
 
 // grewMsg is sent when the journal was re-read: records were added, or the
-// file was truncated, replaced or deleted.
+// file was truncated, replaced or deleted. fromWatch marks the message of
+// the watch loop, which re-arms it.
 type grewMsg struct {
-	dataGen int
-	added   int
-	reset   bool
-	notice  string
-	pending []model.Pending
-	writing string
-	err     error
+	dataGen   int
+	added     int
+	reset     bool
+	newJ      *journal.Journal
+	notice    string
+	pending   []model.Pending
+	writing   string
+	err       error
+	fromWatch bool
 }
 
 // requestState asks for the state of the selected position.
@@ -211,34 +221,89 @@ func (m *Model) requestState() tea.Cmd {
 	}
 }
 
-// watch re-reads the journal after o.Poll and reports what changed.
+// watch waits for the journal to change and reports it: from the
+// follower's updates when there is a follower (several updates that arrive
+// together become one message), else by re-reading the file after o.Poll.
 func (m *Model) watch() tea.Cmd {
-	if m.sess == nil {
+	var j *journal.Journal
+	var r *replay.Replay
+	if m.sess != nil {
+		j, r = m.sess.J, m.sess.R
+	} else if m.o.Updates == nil || m.target.Journal == "" {
 		return nil
 	}
-	s, dg, poll := m.sess, m.dataGen, m.o.Poll
+	dg, poll, ch := m.dataGen, m.o.Poll, m.o.Updates
+	if ch != nil {
+		return func() tea.Msg {
+			u, ok := <-ch
+			if !ok {
+				return nil
+			}
+			msg := grewMsg{dataGen: dg, fromWatch: true}
+			for {
+				collect(&msg, u, j)
+				select {
+				case u, ok = <-ch:
+					if ok {
+						continue
+					}
+				default:
+				}
+				break
+			}
+			if msg.newJ == nil && j != nil {
+				finish(&msg, j, r)
+			}
+			return msg
+		}
+	}
 	return func() tea.Msg {
 		time.Sleep(poll)
-		return refresh(s, dg)
+		added, err := j.Update()
+		msg := grewMsg{dataGen: dg, added: added, err: err, fromWatch: true}
+		finish(&msg, j, r)
+		return msg
 	}
 }
 
-// refresh indexes what was appended and folds the end state for the
-// pending count. It runs off the UI goroutine.
-func refresh(s *app.Session, dg int) grewMsg {
-	before := s.J.Index.Consumed()
-	added, err := s.J.Update()
-	msg := grewMsg{dataGen: dg, added: added, err: err}
-	if s.J.Size() < before {
-		msg.notice = fmt.Sprintf("journal truncated (was %d bytes): press R to re-open it", before)
+// collect folds one follower update into msg.
+func collect(msg *grewMsg, u tail.Update, cur *journal.Journal) {
+	if u.Notice != "" {
+		msg.notice = u.Notice
 	}
-	if inc, ok := s.J.Index.Incomplete(); ok {
+	if u.Err != nil {
+		msg.err = u.Err
+	}
+	switch u.Kind {
+	case tail.Appended:
+		msg.added += u.Added
+	case tail.Reset, tail.Rotated, tail.Appeared:
+		if u.J != nil && u.J != cur {
+			msg.newJ, msg.reset = u.J, true
+		}
+	}
+}
+
+// recompute asks for the pending list and the incomplete-line marker again
+// (after a decision was written), without re-arming the watch.
+func (m *Model) recompute() tea.Cmd {
+	j, r, dg := m.sess.J, m.sess.R, m.dataGen
+	return func() tea.Msg {
+		msg := grewMsg{dataGen: dg}
+		finish(&msg, j, r)
+		return msg
+	}
+}
+
+// finish adds what the status line needs: the pending list at the end of
+// the journal and the incomplete last line. It runs off the UI goroutine.
+func finish(msg *grewMsg, j *journal.Journal, r *replay.Replay) {
+	if inc, ok := j.Index.Incomplete(); ok {
 		msg.writing = fmt.Sprintf("writing… %d bytes without a newline yet at offset %d", inc.Len, inc.Off)
 	}
-	if end, err := s.R.StateAt(s.R.Events()); err == nil {
+	if end, err := r.StateAt(r.Events()); err == nil {
 		msg.pending = end.Pending()
 	}
-	return msg
 }
 
 // Update routes messages: modal inputs first, then global keys, then the
@@ -270,8 +335,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.shownGen = m.gen
 		return m, nil
 	case grewMsg:
-		if msg.dataGen != m.dataGen || m.sess == nil {
+		if msg.dataGen != m.dataGen {
 			return m, nil
+		}
+		if m.sess == nil {
+			return m.journalAppeared(msg)
 		}
 		return m.applyGrowth(msg)
 	case runsMsg:
@@ -290,8 +358,37 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// journalAppeared opens the session once a journal that did not exist at
+// start appears.
+func (m Model) journalAppeared(msg grewMsg) (tea.Model, tea.Cmd) {
+	if msg.notice != "" {
+		m.notice = msg.notice
+	}
+	if msg.newJ == nil || m.o.Session == nil {
+		return m, m.watch()
+	}
+	s, err := m.o.Session(m.target, msg.newJ)
+	if err != nil {
+		m.setStatus(err.Error(), true)
+		return m, m.watch()
+	}
+	m.setSession(s)
+	return m, tea.Batch(m.requestState(), m.watch(), m.recompute())
+}
+
 func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
-	cmds := []tea.Cmd{m.watch()}
+	var cmds []tea.Cmd
+	if msg.newJ != nil {
+		// A new generation of the journal (truncated, replaced, rotated):
+		// replay it from the start.
+		m.sess.Adopt(msg.newJ)
+		m.setSession(m.sess)
+		m.notice = msg.notice
+		return m, tea.Batch(m.requestState(), m.watch(), m.recompute())
+	}
+	if msg.fromWatch {
+		cmds = append(cmds, m.watch())
+	}
 	if msg.err != nil {
 		m.setStatus("cannot read the journal: "+msg.err.Error(), true)
 	}
@@ -564,7 +661,7 @@ func (m Model) View() tea.View {
 	case m.sess == nil && m.runs != nil:
 		body = m.runs.view(m.w, m.h-2)
 	case m.sess == nil:
-		body = "No journal."
+		body = m.st.Dim.Render("Waiting for " + render.Line(m.target.Journal) + " to appear…")
 	default:
 		body = m.panes()
 	}

@@ -135,13 +135,13 @@ func (w *watcher) quit(t *testing.T) {
 
 func TestScrubDeltaEngineRun(t *testing.T) {
 	w := start(t, openModel(t, deltaCompleted), 100, 30)
-	s := w.waitFor(t, "State after #13", "COMPLETED", "13/13", "following")
+	s := w.waitFor(t, "State after #13 ", "COMPLETED", "\n13/13 ", "following")
 	if !strings.Contains(s, "RUN_END") || !strings.Contains(s, "Projection · CONVERSATION") {
 		t.Fatalf("first screen lacks the timeline or projection:\n%s", s)
 	}
 	// g: to the first event; the state and the projection follow.
 	w.keys("g")
-	s = w.waitFor(t, "State after #1", "1/13", "RUN_START")
+	s = w.waitFor(t, "State after #1 ", "\n1/13 ", "RUN_START")
 	if !strings.Contains(s, `status: "RUNNING"`) {
 		t.Errorf("state after #1 should be RUNNING:\n%s", s)
 	}
@@ -150,31 +150,31 @@ func TestScrubDeltaEngineRun(t *testing.T) {
 	}
 	// j three times: the fourth event, a THOUGHT; its change is marked.
 	w.keys("j", "j", "j")
-	s = w.waitFor(t, "State after #4", "4/13")
+	s = w.waitFor(t, "State after #4 ", "\n4/13 ")
 	if !strings.Contains(s, "~ iterations: 1") {
 		t.Errorf("the THOUGHT's change to iterations should be marked:\n%s", s)
 	}
 	// :7 jumps to position 7.
 	w.keys(":", "7", "enter")
-	w.waitFor(t, "State after #7", "7/13")
+	w.waitFor(t, "State after #7 ", "\n7/13 ")
 	// ] goes to the next event of the same type (the THOUGHT at 12).
 	w.keys("]")
-	w.waitFor(t, "State after #12", "12/13")
+	w.waitFor(t, "State after #12 ", "\n12/13 ")
 	// [ goes back to the THOUGHT at 7.
 	w.keys("[")
-	w.waitFor(t, "State after #7", "7/13")
+	w.waitFor(t, "State after #7 ", "\n7/13 ")
 	// #10 jumps to the event whose own seq is 10.
 	w.keys("#", "1", "0", "enter")
-	w.waitFor(t, "State after #10", "10/13")
+	w.waitFor(t, "State after #10 ", "\n10/13 ")
 	// G returns to the end and follows again.
 	w.keys("G")
-	w.waitFor(t, "State after #13", "following")
+	w.waitFor(t, "State after #13 ", "following")
 	w.quit(t)
 }
 
 func TestHelpAndBadInput(t *testing.T) {
 	w := start(t, openModel(t, deltaCompleted), 80, 24)
-	w.waitFor(t, "State after #13")
+	w.waitFor(t, "State after #13 ")
 	w.keys("?")
 	w.waitFor(t, "rewind keys", "go to position N", "quit")
 	w.keys("x") // any key closes help

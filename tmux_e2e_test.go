@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession runs the built binary in a real terminal (tmux) of the given
+// size and reads the screen with capture-pane.
+type tmuxSession struct {
+	t    *testing.T
+	name string
+}
+
+func startTmux(t *testing.T, w, h int, args ...string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed for the terminal tests: apt-get install tmux (.ci/run installs it)")
+	}
+	bin := rewindBin(t)
+	name := fmt.Sprintf("rewind-test-%d", time.Now().UnixNano())
+	cmdline := bin
+	for _, a := range args {
+		cmdline += " '" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	// Keep the pane open after rewind exits so its last screen can be read.
+	cmd := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
+		"env TERM=xterm-256color "+cmdline+"; echo REWIND-EXITED $?; sleep 60")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	s := &tmuxSession{t: t, name: name}
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", name).Run() })
+	return s
+}
+
+func (s *tmuxSession) screen() string {
+	out, err := exec.Command("tmux", "capture-pane", "-p", "-t", s.name).Output()
+	if err != nil {
+		s.t.Fatalf("capture-pane: %v", err)
+	}
+	return string(out)
+}
+
+// waitFor waits until the screen shows every string in want.
+func (s *tmuxSession) waitFor(want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		scr := s.screen()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				ok = false
+			}
+		}
+		if ok {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the terminal never showed %q; screen:\n%s", want, scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *tmuxSession) send(keys ...string) {
+	s.t.Helper()
+	for _, k := range keys {
+		if out, err := exec.Command("tmux", "send-keys", "-t", s.name, k).CombinedOutput(); err != nil {
+			s.t.Fatalf("send-keys %q: %v: %s", k, err, out)
+		}
+	}
+}
+
+// The three panes show a fixture's timeline, state and projection in a real
+// terminal; an event appended while rewind runs appears on screen; q quits
+// and restores the terminal.
+func TestTmuxPanesAndLiveAppend(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(deltaCompleted, "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, ".delta", "20261121_222941_a7f3c2")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Cut the run before its last THOUGHT and RUN_END: it is still running.
+	lines := strings.SplitAfter(string(src), "\n")
+	head := strings.Join(lines[:11], "")
+	journal := filepath.Join(run, "journal.jsonl")
+	if err := os.WriteFile(journal, []byte(head), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startTmux(t, 120, 34, journal)
+	scr := s.waitFor("Timeline · delta-engine", "State after #11", "Projection · CONVERSATION", "11/11")
+	for _, want := range []string{"ACTION_RESULT", "list_files: ls -la", `status: "RUNNING"`, "### user"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	// Scrub to the first event: all three panes follow.
+	s.send("g")
+	s.waitFor("State after #1 ", "1/11", "paused")
+	// Follow again, then let the agent append its last two events.
+	s.send("G")
+	s.waitFor("State after #11 ", "following")
+	f, err := os.OpenFile(journal, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(lines[11] + lines[12])
+	f.Close()
+	scr = s.waitFor("State after #13 ", "13/13", "RUN_END", `status: "COMPLETED"`)
+	if !strings.Contains(scr, "All 45 steps passed") {
+		t.Errorf("the appended THOUGHT is not on screen:\n%s", scr)
+	}
+	s.send("q")
+	s.waitFor("REWIND-EXITED 0")
+}
+
+// In the demo, a pending checkpoint is approved from the keyboard: it leaves
+// the pending list and the decision event appears in the timeline.
+func TestTmuxDemoApprove(t *testing.T) {
+	s := startTmux(t, 130, 36, "demo", "--interval", "700ms", "--as", "tester")
+	s.waitFor("Timeline · durable-stream", "1 pending (p)")
+	s.send("p")
+	s.waitFor("Pending decisions (1)")
+	s.send("a")
+	s.waitFor("Approve checkpoint")
+	time.Sleep(300 * time.Millisecond) // keys within 250 ms of opening are ignored
+	s.send("Enter")
+	s.waitFor("Press y to approve")
+	s.send("y")
+	// The timeline follows the end, so the decision event is on screen
+	// for several intervals after it lands.
+	s.waitFor("0 pending", "approved cp_", "checkpoint.approved  tester")
+	s.send("q")
+	s.waitFor("REWIND-EXITED 0")
+}
