@@ -6,12 +6,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -60,7 +63,9 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
@@ -120,6 +125,7 @@ Press ? in the TUI for keys.`,
 		newDecideCmd(g, stdout, false),
 		newAnswerCmd(g, stdout),
 		newVerifyCmd(g, stdout),
+		newTailCmd(g, stdout, stderr),
 	)
 	return root
 }

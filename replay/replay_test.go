@@ -81,8 +81,9 @@ func TestStateAtEqualsStraightFold(t *testing.T) {
 }
 
 func TestDiffPaths(t *testing.T) {
-	a := model.Object{{"status", "RUNNING"}, {"messages", []any{"x"}}, {"gone", 1}}
-	b := model.Object{{"status", "COMPLETED"}, {"messages", []any{"x", "y"}}, {"odd key", true}}
+	f := func(k string, v any) model.Field { return model.Field{Key: k, Value: v} }
+	a := model.Object{f("status", "RUNNING"), f("messages", []any{"x"}), f("gone", 1)}
+	b := model.Object{f("status", "COMPLETED"), f("messages", []any{"x", "y"}), f("odd key", true)}
 	got := map[string]replay.Op{}
 	for _, c := range replay.Diff(a, b) {
 		got[c.Path.String()] = c.Op
