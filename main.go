@@ -126,6 +126,7 @@ Press ? in the TUI for keys.`,
 		newAnswerCmd(g, stdout),
 		newVerifyCmd(g, stdout),
 		newTailCmd(g, stdout, stderr),
+		newIndexCmd(g, stdout),
 	)
 	return root
 }

@@ -50,6 +50,9 @@ func (c *classifier) classify(line []byte, r *Record) {
 		r.Problem = ProblemBlank
 		return
 	}
+	if c.fastClassify(line, r) {
+		return
+	}
 	if i := bytes.IndexByte(line, 0); i >= 0 {
 		r.Problem = ProblemNUL
 		r.Detail = fmt.Sprintf("%d NUL bytes, the first at byte %d of the line", bytes.Count(line, []byte{0}), i)

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"sync"
 )
 
@@ -10,7 +11,7 @@ import (
 // lines are skipped without being held in memory and marked.
 const DefaultMaxRecord = 16 << 20
 
-const chunkSize = 1 << 20
+const chunkSize = 4 << 20
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
@@ -30,7 +31,7 @@ type Index struct {
 	line      int32   // lines consumed
 	tailLen   int64   // bytes of the incomplete last line at next
 	maxRecord int64
-	cls       *classifier
+	cls, cls2 *classifier
 	buf       []byte
 }
 
@@ -45,7 +46,9 @@ func NewIndex(maxRecord int64) *Index {
 
 // Scan reads r from the end of the last complete line consumed up to size
 // and appends a record for each complete line found. It returns the number
-// of records added. Scan must not be called concurrently with itself.
+// of records added. Lines are split on one goroutine and classified on as
+// many as there are CPUs (at most two per block). Scan must not be called
+// concurrently with itself.
 func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 	ix.mu.RLock()
 	pos, line := ix.next, ix.line
@@ -57,12 +60,13 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 	if ix.buf == nil {
 		ix.buf = make([]byte, chunkSize)
 	}
-	var added []Record
+	total := 0
 	var (
 		lineStart = pos   // offset of the current line's first byte
 		carry     []byte  // bytes of the current line read so far
 		skipping  = false // the current line is over the limit
 		readAt    = pos
+		batch     []lineRef
 	)
 	for readAt < size {
 		n := int64(len(ix.buf))
@@ -74,12 +78,13 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 			if err == io.EOF {
 				break
 			}
-			ix.commit(added, lineStart, line, size-lineStart)
-			return len(added), err
+			ix.commit(nil, lineStart, line, size-lineStart)
+			return total, err
 		}
 		chunk := ix.buf[:m]
 		base := readAt
 		readAt += int64(m)
+		batch = batch[:0]
 		for len(chunk) > 0 {
 			i := bytes.IndexByte(chunk, '\n')
 			if i < 0 {
@@ -94,27 +99,22 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 			}
 			end := base + int64(i) // offset of the '\n'
 			line++
-			var rec Record
-			if skipping {
-				rec = Record{Off: lineStart, Len: end - lineStart, Line: line, Problem: ProblemTooLong}
-				rec.Detail = tooLongDetail(end-lineStart, ix.maxRecord)
-			} else {
-				var body []byte
-				if len(carry) > 0 {
-					carry = append(carry, chunk[:i]...)
-					body = carry
-				} else {
-					body = chunk[:i]
-				}
+			switch {
+			case skipping:
+				batch = append(batch, lineRef{off: lineStart, line: line, tooLong: end - lineStart})
+			case len(carry) > 0:
+				body := append(carry, chunk[:i]...)
 				if int64(len(body)) > ix.maxRecord {
-					rec = Record{Off: lineStart, Len: int64(len(body)), Line: line, Problem: ProblemTooLong}
-					rec.Detail = tooLongDetail(int64(len(body)), ix.maxRecord)
+					batch = append(batch, lineRef{off: lineStart, line: line, tooLong: int64(len(body))})
 				} else {
-					added = ix.lineRecords(added, body, lineStart, line)
+					batch = append(batch, lineRef{off: lineStart, line: line, body: append([]byte(nil), body...)})
 				}
-			}
-			if rec.Line != 0 {
-				added = append(added, rec)
+			default:
+				if int64(i) > ix.maxRecord {
+					batch = append(batch, lineRef{off: lineStart, line: line, tooLong: int64(i)})
+				} else {
+					batch = append(batch, lineRef{off: lineStart, line: line, body: chunk[:i]})
+				}
 			}
 			chunk = chunk[i+1:]
 			base = end + 1
@@ -124,9 +124,63 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 				carry = nil
 			}
 		}
+		// Classify this block's lines before the buffer is read over.
+		recs := ix.classifyBatch(batch)
+		ix.reserve(len(recs), readAt-pos, size-pos)
+		total += len(recs)
+		ix.commit(recs, lineStart, line, readAt-lineStart)
 	}
-	ix.commit(added, lineStart, line, size-lineStart)
-	return len(added), nil
+	ix.commit(nil, lineStart, line, size-lineStart)
+	return total, nil
+}
+
+// lineRef is one complete line found by Scan, not yet classified.
+type lineRef struct {
+	off     int64
+	line    int32
+	body    []byte // nil when tooLong
+	tooLong int64  // the line's length when it is over the limit
+}
+
+// classifyBatch turns lines into records, on two goroutines for large
+// blocks; the order of the records is the order of the lines.
+func (ix *Index) classifyBatch(batch []lineRef) []Record {
+	if len(batch) == 0 {
+		return nil
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if workers > 2 {
+		workers = 2
+	}
+	if workers < 2 || len(batch) < 64 {
+		return ix.classifyLines(ix.cls, batch, make([]Record, 0, len(batch)))
+	}
+	if ix.cls2 == nil {
+		ix.cls2 = newClassifier()
+	}
+	half := len(batch) / 2
+	var second []Record
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		second = ix.classifyLines(ix.cls2, batch[half:], make([]Record, 0, len(batch)-half))
+	}()
+	first := ix.classifyLines(ix.cls, batch[:half], make([]Record, 0, len(batch)))
+	wg.Wait()
+	return append(first, second...)
+}
+
+func (ix *Index) classifyLines(c *classifier, batch []lineRef, out []Record) []Record {
+	for _, l := range batch {
+		if l.body == nil {
+			out = append(out, Record{Off: l.off, Len: l.tooLong, Line: l.line, Problem: ProblemTooLong,
+				Detail: tooLongDetail(l.tooLong, ix.maxRecord)})
+			continue
+		}
+		out = lineRecords(c, out, l.body, l.off, l.line)
+	}
+	return out
 }
 
 func tooLongDetail(n, limit int64) string {
@@ -136,7 +190,7 @@ func tooLongDetail(n, limit int64) string {
 // lineRecords classifies one complete line (without its "\n") that starts
 // at off and appends its record(s). A BOM at offset 0 is stripped and noted;
 // a trailing "\r" is not part of the record.
-func (ix *Index) lineRecords(out []Record, body []byte, off int64, line int32) []Record {
+func lineRecords(cls *classifier, out []Record, body []byte, off int64, line int32) []Record {
 	warnBOM := false
 	if off == 0 && bytes.HasPrefix(body, bom) {
 		body, off, warnBOM = body[len(bom):], off+int64(len(bom)), true
@@ -156,7 +210,7 @@ func (ix *Index) lineRecords(out []Record, body []byte, off int64, line int32) [
 		}
 	}
 	rec := Record{Off: off, Len: int64(len(body)), Line: line}
-	ix.cls.classify(body, &rec)
+	cls.classify(body, &rec)
 	if warnBOM && rec.Problem == OK {
 		rec.Problem = WarnBOM
 	}
@@ -175,6 +229,26 @@ func (ix *Index) commit(added []Record, next int64, line int32, tail int64) {
 		ix.recs = append(ix.recs, added[i])
 	}
 	ix.next, ix.line, ix.tailLen = next, line, tail
+}
+
+// reserve grows the record slices once to the expected count, estimated
+// from the lines per byte seen so far, so that a large file is not indexed
+// into slices that double (and copy) a dozen times.
+func (ix *Index) reserve(n int, seen, want int64) {
+	if n == 0 || seen <= 0 || want <= seen {
+		return
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	expect := len(ix.recs) + int(float64(n)*float64(want-seen)/float64(seen)*1.05) + n
+	if expect <= cap(ix.recs) || expect > 1<<31 {
+		return
+	}
+	recs := make([]Record, len(ix.recs), expect)
+	copy(recs, ix.recs)
+	evs := make([]int32, len(ix.events), expect)
+	copy(evs, ix.events)
+	ix.recs, ix.events = recs, evs
 }
 
 func (ix *Index) setTail(next int64, line int32, _ []Record, tail int64) {

@@ -21,6 +21,7 @@ var stopWords = map[string]bool{
 }
 
 type verbRule struct {
+	word string
 	re   *regexp.Regexp
 	repl string
 }
@@ -36,7 +37,7 @@ var verbNormalizations = func() []verbRule {
 	for i, p := range pairs {
 		// Go's \b, like JavaScript's without the u flag, is an ASCII word
 		// boundary.
-		out[i] = verbRule{regexp.MustCompile(`\b` + p[0] + `\b`), p[1]}
+		out[i] = verbRule{p[0], regexp.MustCompile(`\b` + p[0] + `\b`), p[1]}
 	}
 	return out
 }()
@@ -92,7 +93,9 @@ func semanticID(kind, summary string) string {
 	}
 	s := jsLower(summary)
 	for _, v := range verbNormalizations {
-		s = v.re.ReplaceAllString(s, v.repl)
+		if strings.Contains(s, v.word) { // the regexp only where it can match
+			s = v.re.ReplaceAllString(s, v.repl)
+		}
 	}
 	var tokens [][]uint16
 	for _, w := range strings.FieldsFunc(s, isJSSpace) {
