@@ -68,4 +68,3 @@ func humanSize(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
-
