@@ -27,7 +27,9 @@ func TestTailCommand(t *testing.T) {
 		}
 		f.Close()
 	}
-	ev := func(n string) string { return `{"type":"t` + n + `","id":"` + n + `","timestamp":1795300146798}` + "\n" }
+	ev := func(n string) string {
+		return `{"type":"t` + n + `","id":"` + n + `","timestamp":1795300146798}` + "\n"
+	}
 	write("durable_stream.jsonl", ev("1")+ev("2"), os.O_CREATE|os.O_TRUNC)
 
 	cmd := exec.Command(rewindBin(t), "tail", p, "--from", "2")
