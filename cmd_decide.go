@@ -92,7 +92,11 @@ since. Exit status: 0 written; 1 refused (already decided, unknown or not pendin
 				return err
 			}
 			defer s.Close()
-			d := model.Decision{ID: args[1], Approve: approve, Option: option, Reason: reason, By: identity(as), Now: time.Now()}
+			// Now stays zero: the record is stamped when it is built,
+			// under the lock, so that its timestamp (and its time-based
+			// id) is not older than the events appended while rewind
+			// waited for the lock.
+			d := model.Decision{ID: args[1], Approve: approve, Option: option, Reason: reason, By: identity(as)}
 			ctx, cancel := context.WithTimeout(cmd.Context(), wait+5*time.Second)
 			defer cancel()
 			o := writer.Options{}
