@@ -55,16 +55,6 @@ written as \u escapes, so the JSON decodes to the same value.`,
 	return cmd
 }
 
-// writeJSON prints v indented and terminal-safe.
-func writeJSON(w io.Writer, v any) error {
-	b, err := model.Indent(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(render.SafeJSON(b))
-	return err
-}
-
 func newRenderCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	var at int
 	var doc string
