@@ -57,8 +57,10 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 		ix.setTail(pos, line, nil, 0)
 		return 0, nil
 	}
-	if ix.buf == nil {
-		ix.buf = make([]byte, chunkSize)
+	// The read buffer grows with the work, up to chunkSize: a small journal
+	// (or a live tail's few new lines) does not cost a 4 MiB buffer.
+	if want := min(max(size-pos, 64<<10), chunkSize); int64(len(ix.buf)) < want {
+		ix.buf = make([]byte, want)
 	}
 	total := 0
 	var (
