@@ -33,6 +33,7 @@ type Index struct {
 	maxRecord int64
 	cls, cls2 *classifier
 	buf       []byte
+	chunk     int64 // read size; 0 means chunkSize (tests make it tiny)
 }
 
 // NewIndex returns an empty index that skips lines longer than maxRecord
@@ -59,7 +60,11 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 	}
 	// The read buffer grows with the work, up to chunkSize: a small journal
 	// (or a live tail's few new lines) does not cost a 4 MiB buffer.
-	if want := min(max(size-pos, 64<<10), chunkSize); int64(len(ix.buf)) < want {
+	want := min(max(size-pos, 64<<10), chunkSize)
+	if ix.chunk > 0 {
+		want = ix.chunk
+	}
+	if int64(len(ix.buf)) < want || (ix.chunk > 0 && int64(len(ix.buf)) != want) {
 		ix.buf = make([]byte, want)
 	}
 	total := 0

@@ -10,7 +10,14 @@ import (
 )
 
 func scanAll(t testing.TB, data []byte, max int64, steps []int) *Index {
+	return scanChunked(t, data, max, steps, 0)
+}
+
+// scanChunked scans data growing by steps, reading chunk bytes at a time
+// (0: the default), so lines cross read boundaries.
+func scanChunked(t testing.TB, data []byte, max int64, steps []int, chunk int64) *Index {
 	ix := NewIndex(max)
+	ix.chunk = chunk
 	r := bytes.NewReader(data)
 	size := 0
 	for _, s := range steps {
@@ -196,6 +203,11 @@ func FuzzSplitLines(f *testing.F) {
 		pieces := scanAll(t, data, max, steps)
 		if !reflect.DeepEqual(whole.Records(), pieces.Records()) {
 			t.Fatalf("scanning in pieces of %d gives other records", n)
+		}
+		// Reading in tiny chunks, lines cross every read boundary.
+		tiny := scanChunked(t, data, max, steps, int64(step%29)+3)
+		if !reflect.DeepEqual(whole.Records(), tiny.Records()) {
+			t.Fatalf("reading %d bytes at a time gives other records", step%29+3)
 		}
 	})
 }
