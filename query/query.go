@@ -1,0 +1,177 @@
+// Package query compiles the jq expressions a user types (with
+// github.com/itchyny/gojq) and evaluates them over events and states: the
+// timeline filter, the state search, breakpoints, `--where`, and the jq
+// paths that blame and copy use.
+//
+// An expression is true for an input when its first output is neither
+// false nor null (so `select(.type == "THOUGHT")` and `.status == "FAILED"`
+// both work); an expression with no output is false. Errors are values: a
+// bad expression is reported by Compile with jq's own message, and a run-time
+// error (`.a.b` on a string) makes the input not match.
+package query
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+// Query is one compiled jq expression. It is safe for concurrent use.
+type Query struct {
+	// Src is the expression as typed.
+	Src  string
+	code *gojq.Code
+}
+
+// Timeout bounds one evaluation, so an expression such as `repeat(.)` can
+// not hang the caller.
+const Timeout = 2 * time.Second
+
+// Compile parses and compiles src. The error is jq's own message (which can
+// quote src: the caller sanitizes it before showing it).
+func Compile(src string) (*Query, error) {
+	src = strings.TrimSpace(src)
+	if src == "" {
+		return nil, errors.New("empty expression")
+	}
+	q, err := gojq.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("jq: %v", err)
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil, fmt.Errorf("jq: %v", err)
+	}
+	return &Query{Src: src, code: code}, nil
+}
+
+// Match reports whether the expression is true for v (a value from Event
+// or State): its first output is neither false nor null. A run-time error is
+// returned with match false.
+func (q *Query) Match(v any) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	it := q.code.RunWithContext(ctx, v)
+	out, ok := it.Next()
+	if !ok {
+		return false, nil
+	}
+	if err, isErr := out.(error); isErr {
+		var he *gojq.HaltError
+		if errors.As(err, &he) && he.Value() == nil {
+			return false, nil
+		}
+		return false, fmt.Errorf("jq: %v", err)
+	}
+	return out != nil && out != false, nil
+}
+
+// Event decodes one journal record for a query: objects become
+// map[string]any and numbers json.Number, as gojq expects.
+func Event(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Value converts a state value (model.Object, []any, int, int64, …) into
+// the plain form gojq evaluates: map[string]any, []any, int, float64,
+// json.Number, string, bool, nil.
+func Value(v any) any {
+	switch x := v.(type) {
+	case model.Object:
+		m := make(map[string]any, len(x))
+		for _, f := range x {
+			m[f.Key] = Value(f.Value)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Value(e)
+		}
+		return out
+	case int64:
+		return int(x)
+	case int32:
+		return int(x)
+	case nil, bool, string, int, float64, json.Number:
+		return x
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out
+	}
+	// Anything else: through encoding/json, as model.Object marshals it.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	out, _ := Event(b)
+	return out
+}
+
+// Path parses a jq path expression (`.items[3].summary`, `.pending[0]`,
+// `."odd key"`) into a replay.Path, by asking jq for path(EXPR). Only
+// plain paths are accepted: an expression with more than one path, or one
+// that needs the input's values, is an error.
+func Path(src string) (replay.Path, error) {
+	src = strings.TrimSpace(src)
+	if src == "" {
+		return nil, errors.New("empty path")
+	}
+	q, err := gojq.Parse("[path(" + src + ")]")
+	if err != nil {
+		return nil, fmt.Errorf("jq: %v", err)
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil, fmt.Errorf("jq: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	out, _ := code.RunWithContext(ctx, nil).Next()
+	if err, ok := out.(error); ok {
+		return nil, fmt.Errorf("jq: %v", err)
+	}
+	paths, _ := out.([]any)
+	if len(paths) != 1 {
+		return nil, fmt.Errorf("%s is not a single path (it gives %d)", src, len(paths))
+	}
+	elems, _ := paths[0].([]any)
+	p := make(replay.Path, 0, len(elems))
+	for _, e := range elems {
+		switch k := e.(type) {
+		case string:
+			p = append(p, k)
+		case int:
+			if k < 0 {
+				return nil, fmt.Errorf("%s: negative index %d (count from the start)", src, k)
+			}
+			p = append(p, k)
+		case float64:
+			if k < 0 || k != float64(int(k)) {
+				return nil, fmt.Errorf("%s: index %v is not a whole number", src, k)
+			}
+			p = append(p, int(k))
+		default:
+			return nil, fmt.Errorf("%s: a path element is neither a key nor an index", src)
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,482 @@
+package replay
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rewind-tui/rewind/model"
+)
+
+// MaxTouches is the most paths recorded for one event; an event that
+// changes more (a list that shifted by one) is recorded by the top-level
+// fields it changed, marked coarse.
+const MaxTouches = 64
+
+// ExactBudget is the longest a state's View may take (on a moving average) for the pass to diff
+// whole states after every event. Past it (states grow with the journal:
+// DeltaMind items, Delta Engine messages), the pass records only which
+// top-level fields each event changed, found by comparing the fold's
+// persistent state values by identity, and marks those records coarse.
+var ExactBudget = 200 * time.Microsecond
+
+// Toucher may be implemented by a format's State to say cheaply which
+// paths of the state JSON (model.StateJSON without "at") an event changed;
+// the pass then uses it instead of diffing views.
+type Toucher interface {
+	// Touched returns the paths that differ between prev and the receiver.
+	Touched(prev model.State) []Path
+}
+
+// Touches records, for every event of a replay, the paths of the state
+// (model.StateJSON without "at") that the event changed: the paths Diff
+// reports between the state before and after it; or, for an event that
+// changed more than MaxTouches paths or that came when the state had grown
+// past ExactBudget, the top-level fields it changed, marked coarse.
+// Blame then only scans these lists: it never replays.
+//
+// Touches is built by one pass over the journal (Extend), which can run in
+// the background and be extended as a live journal grows. It is safe for
+// concurrent use.
+type Touches struct {
+	mu    sync.RWMutex
+	table []Path // interned paths by id
+	ids   map[string]uint32
+	off   []uint32 // event pos p has list[off[p-1]:off[p]]
+	list  []uint32 // path ids; the top bit marks a coarse entry
+	prev  model.Object
+	prevS model.State
+	exact bool
+	// learned maps a set of changed state fields (a bit per field of the
+	// fold's state struct) to the top-level keys such a change touched.
+	learned map[uint64]*learnt
+}
+
+type learnt struct {
+	keys []uint32 // path ids of top-level keys
+	seen int
+}
+
+const coarseBit = 1 << 31
+
+// NewTouches returns an empty record; Extend fills it.
+func NewTouches() *Touches {
+	return &Touches{ids: map[string]uint32{}, off: []uint32{0}, exact: true, learned: map[uint64]*learnt{}}
+}
+
+// Done returns the number of events recorded so far.
+func (t *Touches) Done() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.off) - 1
+}
+
+// Exact reports whether every record so far is exact (no coarse records
+// from the identity comparison).
+func (t *Touches) Exact() bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.exact
+}
+
+// Extend folds the events of r that are not recorded yet, from the first
+// missing one to the last indexed, and records what each changed. It calls
+// progress (if not nil) every 1024 events with the number recorded, and
+// returns early when ctx is done (what was recorded stays). Extend must not
+// run concurrently with itself on the same Touches.
+func (t *Touches) Extend(ctx context.Context, r *Replay, progress func(done int)) error {
+	done := t.Done()
+	n := r.Events()
+	if done >= n {
+		return nil
+	}
+	s, obj := t.prevS, t.prev
+	if s == nil {
+		var err error
+		if s, err = r.StateAt(done); err != nil {
+			return err
+		}
+		obj = stateView(r.F, s)
+	}
+	exact := t.Exact()
+	var avg time.Duration
+	comparable := reflect.TypeOf(s) != nil && reflect.TypeOf(s).Comparable()
+	var batch [][]uint32
+	flush := func() {
+		t.mu.Lock()
+		for _, ids := range batch {
+			t.list = append(t.list, ids...)
+			t.off = append(t.off, uint32(len(t.list)))
+		}
+		t.prevS, t.prev, t.exact = s, obj, exact
+		t.mu.Unlock()
+		batch = batch[:0]
+	}
+	err := r.J.Each(done+1, n, func(ev model.Event) error {
+		next := r.F.Apply(s, ev)
+		var ids []uint32
+		switch tc, ok := next.(Toucher); {
+		case comparable && next == s:
+		case ok:
+			ids = t.record(pathChanges(tc.Touched(s)), false)
+		case exact:
+			t0 := time.Now()
+			nobj := stateView(r.F, next)
+			// A moving average, so one slow call (a GC) does not switch.
+			avg = (avg*15 + time.Since(t0)) / 16
+			if avg > ExactBudget {
+				exact = false
+			}
+			ids = t.record(Diff(obj, nobj), false)
+			t.learn(fieldsChanged(s, next), obj, nobj)
+			obj = nobj
+		default:
+			ids = t.coarse(r.F, s, next)
+		}
+		s = next
+		batch = append(batch, ids)
+		if len(batch) == 1024 {
+			flush()
+			if progress != nil {
+				progress(ev.Pos)
+			}
+			return ctx.Err()
+		}
+		return nil
+	})
+	if !exact {
+		obj = nil // not kept up to date past the budget
+	}
+	flush()
+	if progress != nil {
+		progress(t.Done())
+	}
+	return err
+}
+
+func pathChanges(ps []Path) []Change {
+	out := make([]Change, len(ps))
+	for i, p := range ps {
+		out[i] = Change{Path: p, Op: Changed}
+	}
+	return out
+}
+
+// learn remembers which top-level keys changed when the state fields sig
+// changed, from the views before and after.
+func (t *Touches) learn(sig uint64, a, b model.Object) {
+	l := t.learned[sig]
+	if l == nil {
+		l = &learnt{}
+		t.learned[sig] = l
+	}
+	if l.seen >= 8 {
+		return
+	}
+	l.seen++
+	for _, c := range Diff(a, b) {
+		k := c.Path[:1]
+		id := t.intern(k.String(), k)
+		if !slices.Contains(l.keys, id) {
+			l.keys = append(l.keys, id)
+		}
+	}
+}
+
+// coarse records the top-level keys an event changed, from the state
+// fields that are no longer identical and what such a change touched when
+// it was learned; a change never seen before is learned now, from views.
+func (t *Touches) coarse(f model.Format, a, b model.State) []uint32 {
+	sig := fieldsChanged(a, b)
+	if sig == 0 {
+		return nil
+	}
+	if l := t.learned[sig]; l == nil || l.seen == 0 {
+		t.learn(sig, stateView(f, a), stateView(f, b))
+	}
+	keys := t.learned[sig].keys
+	out := make([]uint32, len(keys))
+	for i, id := range keys {
+		out[i] = id | coarseBit
+	}
+	return out
+}
+
+// fieldsChanged compares two states of the same fold field by field (a
+// bit per field, the 64th for all further ones): pointers, maps, slices and
+// interfaces by identity, other values by equality. Persistent states share
+// what an event did not change, so this costs a few nanoseconds per field.
+func fieldsChanged(a, b model.State) uint64 {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() {
+		return ^uint64(0)
+	}
+	for va.Kind() == reflect.Pointer || va.Kind() == reflect.Interface {
+		if va.IsNil() || vb.IsNil() {
+			if va.IsNil() == vb.IsNil() {
+				return 0
+			}
+			return ^uint64(0)
+		}
+		va, vb = va.Elem(), vb.Elem()
+	}
+	if va.Kind() != reflect.Struct {
+		if sameValue(va, vb) {
+			return 0
+		}
+		return 1
+	}
+	var sig uint64
+	for i := 0; i < va.NumField(); i++ {
+		if !sameValue(va.Field(i), vb.Field(i)) {
+			bit := i
+			if bit > 63 {
+				bit = 63
+			}
+			sig |= 1 << bit
+		}
+	}
+	return sig
+}
+
+func sameValue(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.UnsafePointer, reflect.Chan, reflect.Func:
+		return a.Pointer() == b.Pointer()
+	case reflect.Slice:
+		return a.Pointer() == b.Pointer() && a.Len() == b.Len()
+	case reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		if a.Elem().Type() != b.Elem().Type() {
+			return false
+		}
+		return sameValue(a.Elem(), b.Elem())
+	case reflect.String:
+		return a.String() == b.String()
+	case reflect.Bool:
+		return a.Bool() == b.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return a.Int() == b.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return a.Uint() == b.Uint()
+	case reflect.Float32, reflect.Float64:
+		return a.Float() == b.Float()
+	case reflect.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			if !sameValue(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := 0; i < a.Len(); i++ {
+			if !sameValue(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// stateView is StateJSON without "at", which every event changes.
+func stateView(f model.Format, s model.State) model.Object {
+	o := model.StateJSON(f, s, 0)
+	out := make(model.Object, 0, len(o)-1)
+	for _, fl := range o {
+		if fl.Key != "at" {
+			out = append(out, fl)
+		}
+	}
+	return out
+}
+
+// record interns the paths of changes and returns their ids.
+func (t *Touches) record(changes []Change, _ bool) []uint32 {
+	if len(changes) == 0 {
+		return nil
+	}
+	coarse := len(changes) > MaxTouches
+	seen := map[string]bool{}
+	var ids []uint32
+	for _, c := range changes {
+		p := c.Path
+		if coarse && len(p) > 1 {
+			p = p[:1]
+		}
+		k := p.String()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		id := t.intern(k, p)
+		if coarse {
+			id |= coarseBit
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func (t *Touches) intern(k string, p Path) uint32 {
+	t.mu.RLock()
+	id, ok := t.ids[k]
+	t.mu.RUnlock()
+	if ok {
+		return id
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id = uint32(len(t.table))
+	t.ids[k] = id
+	t.table = append(t.table, append(Path(nil), p...))
+	return id
+}
+
+// At returns the paths event pos changed, as recorded; coarse is true when
+// they are only the top-level fields of a larger change.
+func (t *Touches) At(pos int) (paths []Path, coarse bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if pos < 1 || pos >= len(t.off) {
+		return nil, false
+	}
+	for _, id := range t.list[t.off[pos-1]:t.off[pos]] {
+		if id&coarseBit != 0 {
+			coarse = true
+		}
+		paths = append(paths, t.table[id&^coarseBit])
+	}
+	return paths, coarse
+}
+
+// Hit is one event that changed a path.
+type Hit struct {
+	// Pos is the event's position.
+	Pos int
+	// Maybe is true when the event is only known to have changed a
+	// top-level field above the path (a coarse record): Verify settles it.
+	Maybe bool
+}
+
+// Blame returns the recorded events that changed p or something inside it
+// (or replaced a value above it), newest first. It scans the records only:
+// no state is computed.
+func (t *Touches) Blame(p Path) []Hit {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	// Which interned paths overlap p: 0 no, 1 yes, 2 only as a coarse
+	// ancestor (needs checking).
+	rel := make([]uint8, len(t.table))
+	for i, q := range t.table {
+		if overlaps(q, p) {
+			rel[i] = 1
+		}
+	}
+	var out []Hit
+	list, off := t.list, t.off
+	for pos := len(off) - 1; pos >= 1; pos-- {
+		lo, hi := off[pos-1], off[pos]
+		if lo == hi {
+			continue
+		}
+		hit, maybe := false, false
+		for _, id := range list[lo:hi] {
+			pid := id &^ coarseBit
+			if rel[pid] == 0 {
+				continue
+			}
+			if id&coarseBit != 0 && len(t.table[pid]) < len(p) {
+				maybe = true
+				continue
+			}
+			hit = true
+			break
+		}
+		if hit || maybe {
+			if out == nil {
+				out = make([]Hit, 0, 256)
+			}
+			out = append(out, Hit{Pos: pos, Maybe: !hit})
+		}
+	}
+	return out
+}
+
+// overlaps reports whether one of a and b is a prefix of the other.
+func overlaps(a, b Path) bool {
+	n := len(a)
+	if len(b) < n {
+		n = len(b)
+	}
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Lookup returns the value at p inside v (an Object tree) and whether it
+// exists.
+func Lookup(v any, p Path) (any, bool) {
+	for _, e := range p {
+		switch k := e.(type) {
+		case string:
+			o, ok := v.(model.Object)
+			if !ok {
+				return nil, false
+			}
+			if v, ok = o.Get(k); !ok {
+				return nil, false
+			}
+		case int:
+			a, ok := v.([]any)
+			if !ok || k < 0 || k >= len(a) {
+				return nil, false
+			}
+			v = a[k]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// Effect is what one event did to one path: its value before and after.
+type Effect struct {
+	Pos int
+	// Op is Added, Removed or Changed; "" when the value did not change
+	// (a coarse hit that Verify ruled out).
+	Op       Op
+	Old, New any
+}
+
+// EffectAt computes what the event at pos did to p, from the states
+// before and after it.
+func EffectAt(r *Replay, pos int, p Path) (Effect, error) {
+	a, err := r.StateAt(pos - 1)
+	if err != nil {
+		return Effect{}, err
+	}
+	b, err := r.StateAt(pos)
+	if err != nil {
+		return Effect{}, err
+	}
+	old, had := Lookup(stateView(r.F, a), p)
+	nw, has := Lookup(stateView(r.F, b), p)
+	e := Effect{Pos: pos, Old: old, New: nw}
+	switch {
+	case !had && has:
+		e.Op = Added
+	case had && !has:
+		e.Op = Removed
+	case had && has && len(Diff(old, nw)) > 0:
+		e.Op = Changed
+	}
+	return e, nil
+}
