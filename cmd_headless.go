@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/query"
 	"github.com/rewind-tui/rewind/render"
 )
 
@@ -27,14 +29,27 @@ func resolveAt(s *app.Session, at int) (int, error) {
 
 func newStateCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	var at int
+	var where string
 	cmd := &cobra.Command{
 		Use:   "state PATH",
 		Short: "Print the state after the N-th event as indented JSON",
 		Long: `Print the state after the N-th event (1-based, file order, counting events only;
 default: the last) as indented JSON. Characters that could drive a terminal are
-written as \u escapes, so the JSON decodes to the same value.`,
+written as \u escapes, so the JSON decodes to the same value.
+--where EXPR prints the state at the first position (from 1) where the jq expression
+EXPR over the state is true (exit status 1 if it never is).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var q *query.Query
+			if where != "" {
+				if at >= 0 {
+					return usageErr("--at and --where do not go together")
+				}
+				var err error
+				if q, err = query.Compile(where); err != nil {
+					return usageErr("--where: %v", err)
+				}
+			}
 			s, err := g.open(args[0])
 			if err != nil {
 				return err
@@ -44,6 +59,16 @@ written as \u escapes, so the JSON decodes to the same value.`,
 			if err != nil {
 				return err
 			}
+			if q != nil {
+				found, err := firstStateWhere(s, q)
+				if err != nil {
+					return usageErr("%s: %v", s.J.Path, err)
+				}
+				if found == 0 {
+					return refused("%s: %s is true at no position", s.J.Path, q.Src)
+				}
+				pos = found
+			}
 			obj, err := s.R.JSON(pos)
 			if err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
@@ -52,8 +77,30 @@ written as \u escapes, so the JSON decodes to the same value.`,
 		},
 	}
 	cmd.Flags().IntVar(&at, "at", -1, "position N (1-based, events only; 0 = before the first event)")
+	cmd.Flags().StringVar(&where, "where", "", "print the state at the first position where this jq expression over the state is true")
 	return cmd
 }
+
+// firstStateWhere returns the first position (from 1) whose state makes q
+// true, or 0. A run-time error of q counts as false.
+func firstStateWhere(s *app.Session, q *query.Query) (int, error) {
+	found := 0
+	st := s.F.Init()
+	err := s.J.Each(1, s.R.Events(), func(ev model.Event) error {
+		st = s.F.Apply(st, ev)
+		if ok, _ := q.Match(query.Value(model.StateJSON(s.F, st, ev.Pos))); ok {
+			found = ev.Pos
+			return errFound
+		}
+		return nil
+	})
+	if errors.Is(err, errFound) {
+		err = nil
+	}
+	return found, err
+}
+
+var errFound = errors.New("found")
 
 func newRenderCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	var at int
@@ -101,15 +148,25 @@ func newEventsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	var from, to int
 	var types []string
 	var raw bool
+	var where string
 	cmd := &cobra.Command{
 		Use:   "events PATH",
 		Short: "Print the selected events as JSONL, one per line",
 		Long: `Print the selected events as JSONL, one per line, as they are in the journal.
 Characters that could drive a terminal are written as \u escapes (the JSON decodes to
 the same value); --raw prints the bytes unchanged, for pipes. Bad lines are not events
-and are not printed (see rewind verify).`,
+and are not printed (see rewind verify). --where EXPR prints only the events for
+which the jq expression EXPR is true (select(.type == "THOUGHT"),
+.payload.status == "FAILED", .actor | test("oracle")).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var q *query.Query
+			if where != "" {
+				var err error
+				if q, err = query.Compile(where); err != nil {
+					return usageErr("--where: %v", err)
+				}
+			}
 			s, err := g.open(args[0])
 			if err != nil {
 				return err
@@ -127,6 +184,15 @@ and are not printed (see rewind verify).`,
 			err = s.J.Each(from, to, func(ev model.Event) error {
 				if len(types) > 0 && !slices.Contains(types, recs[evs[ev.Pos-1]].Type) {
 					return nil
+				}
+				if q != nil {
+					v, err := query.Event(ev.Raw)
+					if err != nil {
+						return nil
+					}
+					if ok, _ := q.Match(v); !ok {
+						return nil
+					}
 				}
 				if raw {
 					w.Write(ev.Raw)
@@ -146,6 +212,7 @@ and are not printed (see rewind verify).`,
 	f.IntVar(&to, "to", 0, "last position to print (default: the last)")
 	f.StringArrayVar(&types, "type", nil, "print only events of this type (repeatable)")
 	f.BoolVar(&raw, "raw", false, "print the journal's bytes unchanged, without escaping")
+	f.StringVar(&where, "where", "", "print only the events for which this jq expression is true")
 	return cmd
 }
 

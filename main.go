@@ -126,6 +126,9 @@ Press ? in the TUI for keys.`,
 		newAnswerCmd(g, stdout),
 		newVerifyCmd(g, stdout),
 		newTailCmd(g, stdout, stderr),
+		newDiffCmd(g, stdout),
+		newBlameCmd(g, stdout),
+		newForkCmd(g, stdout),
 		newIndexCmd(g, stdout),
 	)
 	return root

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rewind-tui/rewind/render"
+	"github.com/rewind-tui/rewind/statediff"
+)
+
+func newDiffCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "diff PATH A B",
+		Short: "Print the state diff and the projection diff between positions A and B",
+		Long: `Print what differs between the state after position A and the state after
+position B (1-based, events only; 0 is the state before the first event): every path
+added (+), removed (-) or changed (~) with its old and new values, multi-line strings
+diffed by line, then the unified diff of each Markdown projection that changed.
+--json prints {"from","to","changes":[{"path","op","old","new"}],"projection":[{"doc","diff"}]}.`,
+		Args: exactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := g.open(args[0])
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			var pos [2]int
+			for i, a := range args[1:] {
+				n, err := strconv.Atoi(a)
+				if err != nil || n < 0 {
+					return usageErr("%s: position %q is not a number from 0 to %d", s.J.Path, a, s.R.Events())
+				}
+				if pos[i], err = resolveAt(s, n); err != nil {
+					return err
+				}
+			}
+			rep, err := statediff.Compute(s.R, pos[0], pos[1])
+			if err != nil {
+				return usageErr("%s: %v", s.J.Path, err)
+			}
+			if asJSON {
+				return writeJSON(stdout, rep.JSON())
+			}
+			w := bufio.NewWriter(stdout)
+			for _, l := range rep.Lines() {
+				w.WriteString(render.Line(l) + "\n")
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the diff as JSON")
+	return cmd
+}
