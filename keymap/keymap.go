@@ -15,6 +15,16 @@ type Global struct {
 	Approve, Reject                   key.Binding
 }
 
+// Travel are the time-travel keys: marks, diff, blame, filters, play,
+// breakpoints and copy. They work whatever pane has focus.
+type Travel struct {
+	Mark, Jump, Diff, Blame              key.Binding
+	Filter, NextMatch, PrevMatch, Search key.Binding
+	HideType, ShowAll, Problems          key.Binding
+	Play, Faster, Slower, Breakpoint     key.Binding
+	CopyEvent, CopyPath                  key.Binding
+}
+
 // Tree are the keys of the state pane.
 type Tree struct {
 	Toggle, Expand, Collapse, ExpandAll, CollapseAll key.Binding
@@ -33,6 +43,7 @@ type Runs struct {
 // Map is the whole keymap.
 type Map struct {
 	Global Global
+	Travel Travel
 	Tree   Tree
 	Dialog Dialog
 	Runs   Runs
@@ -48,8 +59,8 @@ func Default() Map {
 			FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
 			Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous event")),
 			Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next event")),
-			PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+b", "b"), key.WithHelp("pgup/b", "page up")),
-			PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+f", "f", "space"), key.WithHelp("pgdn/f", "page down")),
+			PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
+			PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+f", "f"), key.WithHelp("pgdn/f", "page down")),
 			First:     key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "first event")),
 			Last:      key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last event, follow")),
 			Follow:    key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow new events")),
@@ -62,6 +73,25 @@ func Default() Map {
 			Pending:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pending decisions")),
 			Approve:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve/answer")),
 			Reject:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reject")),
+		},
+		Travel: Travel{
+			Mark:       key.NewBinding(key.WithKeys("m"), key.WithHelp("m<a-z>", "mark")),
+			Jump:       key.NewBinding(key.WithKeys("'"), key.WithHelp("'<a-z>", "go to mark")),
+			Diff:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d<a-z>/dd", "diff mark/prev")),
+			Blame:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blame path")),
+			Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter (jq)")),
+			NextMatch:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
+			PrevMatch:  key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "prev match")),
+			Search:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "find state (jq)")),
+			HideType:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "hide type")),
+			ShowAll:    key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "show types")),
+			Problems:   key.NewBinding(key.WithKeys("!"), key.WithHelp("!", "problems only")),
+			Play:       key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "play/stop")),
+			Faster:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+			Slower:     key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "slower")),
+			Breakpoint: key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "breakpoint (jq)")),
+			CopyEvent:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy event")),
+			CopyPath:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy path")),
 		},
 		Tree: Tree{
 			Toggle:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "fold/unfold")),
@@ -86,16 +116,19 @@ func Default() Map {
 // ShortHelp returns the bindings of the bottom help line.
 func (m Map) ShortHelp() []key.Binding {
 	g := m.Global
-	return []key.Binding{g.Down, g.Up, g.Last, g.Focus, g.Pending, g.Approve, g.Help, g.Quit}
+	return []key.Binding{g.Down, g.Up, g.Last, g.Focus, m.Travel.Play, m.Travel.Filter, g.Pending, g.Approve, g.Help, g.Quit}
 }
 
 // FullHelp returns the bindings of the ? screen, in columns.
 func (m Map) FullHelp() [][]key.Binding {
-	g, t := m.Global, m.Tree
+	g, t, tr := m.Global, m.Tree, m.Travel
 	return [][]key.Binding{
 		{g.Down, g.Up, g.PageDown, g.PageUp, g.First, g.Last, g.Follow},
 		{g.Goto, g.GotoKey, g.PrevType, g.NextType, g.Time, g.Doc},
 		{g.Focus, g.FocusBack, t.Toggle, t.Expand, t.Collapse, t.ExpandAll, t.CollapseAll},
 		{g.Pending, g.Approve, g.Reject, m.Runs.Back, g.Help, g.Quit},
+		{tr.Mark, tr.Jump, tr.Diff, tr.Blame, tr.CopyEvent, tr.CopyPath},
+		{tr.Filter, tr.NextMatch, tr.PrevMatch, tr.Search, tr.HideType, tr.ShowAll, tr.Problems},
+		{tr.Play, tr.Faster, tr.Slower, tr.Breakpoint},
 	}
 }

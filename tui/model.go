@@ -27,6 +27,7 @@ import (
 	"github.com/rewind-tui/rewind/journal/tail"
 	"github.com/rewind-tui/rewind/keymap"
 	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/query"
 	"github.com/rewind-tui/rewind/render"
 	"github.com/rewind-tui/rewind/replay"
 )
@@ -101,6 +102,7 @@ type Model struct {
 	statusBad bool
 	notice    string
 	dataGen   int // generation of the session (bumped when reopened)
+	tv        travel
 }
 
 type promptState struct {
@@ -141,6 +143,7 @@ func (m *Model) setSession(s *app.Session) {
 	m.newCount = 0
 	m.doc = 0
 	m.tr = newTree(m.st)
+	m.initTravel()
 	m.notice = strings.Join(s.Notes, "; ")
 	m.layout()
 }
@@ -170,6 +173,7 @@ type stateMsg struct {
 	obj          model.Object
 	changed      map[string]replay.Op
 	md           string
+	bp           bool // the breakpoint expression is true for this state
 	err          error
 }
 
@@ -200,6 +204,7 @@ func (m *Model) requestState() tea.Cmd {
 	doc := docs[m.doc%len(docs)]
 	width := m.proj.Width()
 	md := m.md
+	bp := m.tv.bp
 	return func() tea.Msg {
 		s, err := r.StateAt(pos)
 		if err != nil {
@@ -217,7 +222,11 @@ func (m *Model) requestState() tea.Cmd {
 		if err != nil {
 			out = render.Plain(f.Render(s, doc))
 		}
-		return stateMsg{gen: gen, dataGen: dg, pos: pos, obj: obj, changed: changed, md: out}
+		hit := false
+		if bp != nil {
+			hit, _ = bp.Match(query.Value(obj))
+		}
+		return stateMsg{gen: gen, dataGen: dg, pos: pos, obj: obj, changed: changed, md: out, bp: hit}
 	}
 }
 
@@ -312,6 +321,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.o.Debug != nil {
 		fmt.Fprintf(m.o.Debug, "%s %T %s\n", time.Now().Format("15:04:05.000"), msg, debugText(msg))
 	}
+	if mm, cmd, ok := m.travelMsg(msg); ok {
+		return mm, cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
@@ -333,7 +345,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.proj.SetYOffset(off)
 		}
 		m.shownGen = m.gen
-		return m, nil
+		return m, m.afterState(msg.bp)
 	case grewMsg:
 		if msg.dataGen != m.dataGen {
 			return m, nil
@@ -406,8 +418,11 @@ func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
 	if msg.added > 0 || msg.reset {
 		wasEnd := m.follow
 		m.tl.setRecords(m.sess.J.Index.Records(), m.sess.J.Index.Events(), msg.reset)
+		if m.tv.filtering {
+			cmds = append(cmds, m.requestVis())
+		}
 		if wasEnd {
-			m.tl.selectRecord(len(m.tl.recs) - 1)
+			m.tl.selectLast()
 			cmds = append(cmds, m.requestState())
 		} else {
 			m.newCount += msg.added
@@ -451,6 +466,14 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.pend != nil {
 		return m.pendingKey(msg)
 	}
+	if m.tv.overlay != nil {
+		return m.overlayKey(msg)
+	}
+	if m.sess != nil {
+		if mm, cmd, ok := m.travelKey(msg); ok {
+			return mm, cmd
+		}
+	}
 	switch {
 	case key.Matches(msg, g.Quit):
 		return m, tea.Quit
@@ -493,10 +516,12 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, g.Approve), key.Matches(msg, g.Reject):
 		return m.openDialog(key.Matches(msg, g.Approve), nil)
 	case key.Matches(msg, g.Last), key.Matches(msg, g.Follow):
-		m.tl.selectRecord(len(m.tl.recs) - 1)
+		m.tl.selectLast()
 		return m, m.moved()
 	case key.Matches(msg, g.First):
-		m.tl.selectRecord(0)
+		if m.tl.count() > 0 {
+			m.tl.selectRecord(m.tl.at(0))
+		}
 		return m, m.moved()
 	case key.Matches(msg, g.PrevType), key.Matches(msg, g.NextType):
 		dir := 1
@@ -576,6 +601,9 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		p := m.prompt
 		m.prompt = nil
 		val := strings.TrimSpace(p.input.Value())
+		if p.kind == '/' || p.kind == 's' || p.kind == 'B' {
+			return m.travelPrompt(p.kind, val)
+		}
 		if p.kind == ':' {
 			n, err := strconv.Atoi(val)
 			if err != nil || !m.tl.selectEvent(n) {
@@ -668,6 +696,9 @@ func (m Model) View() tea.View {
 	if m.pend != nil && !m.showHelp {
 		body = overlay(body, m.pend.view(m.st, m.w, m.h-2), m.w, m.h-2)
 	}
+	if m.tv.overlay != nil && !m.showHelp {
+		body = overlay(body, m.tv.overlay.view(m.st, m.w, m.h-2), m.w, m.h-2)
+	}
 	if m.dialog != nil && !m.showHelp {
 		body = overlay(body, m.dialog.view(m.st, m.w), m.w, m.h-2)
 	}
@@ -743,6 +774,7 @@ func (m Model) statusLine() string {
 	} else {
 		parts = append(parts, m.st.Dim.Render("0 pending"))
 	}
+	parts = append(parts, m.travelStatus()...)
 	if m.status != "" {
 		s := m.st.StatusInfo
 		if m.statusBad {
@@ -768,16 +800,24 @@ func (m Model) helpView() string {
 	h.SetWidth(0)
 	intro := m.st.TitleFocused.Render("rewind keys") + m.st.Dim.Render("  (any key closes)") + "\n\n"
 	groups := m.keys.FullHelp()
-	keys := h.FullHelpView(groups)
-	if lipgloss.Width(keys) > m.w-4 {
-		// Too narrow for all columns side by side: two rows of columns.
-		half := (len(groups) + 1) / 2
-		keys = h.FullHelpView(groups[:half]) + "\n\n" + h.FullHelpView(groups[half:])
+	// As many columns side by side as fit, then the next row of columns.
+	var rows []string
+	for start := 0; start < len(groups); {
+		end := start + 1
+		for end < len(groups) && lipgloss.Width(h.FullHelpView(groups[start:end+1])) <= m.w-4 {
+			end++
+		}
+		rows = append(rows, h.FullHelpView(groups[start:end]))
+		start = end
 	}
+	keys := strings.Join(rows, "\n\n")
 	text := intro + keys + "\n\n" + m.st.Dim.Render(
 		"Timeline rows: position, the format's seq or id, time, type, actor, summary.\n"+
 			"Red rows are bad lines (never hidden, never folded). State marks: + added, ~ changed by the selected event.\n"+
-			"Decisions: a (approve/answer) or r (reject) on a pending item opens a dialog that needs a second key to confirm.")
+			"Decisions: a (approve/answer) or r (reject) on a pending item opens a dialog that needs a second key to confirm.\n"+
+			"Time travel: m<letter> marks, '<letter> jumps, d<letter> diffs the mark with here (dd: with the previous event);\n"+
+			"b blames the state path under the state pane's cursor; / filters with jq, s finds the first state where a jq expression holds;\n"+
+			"space plays from here (+/- speed, any key stops); B stops play and follow when a jq expression over the state becomes true.")
 	return lipgloss.NewStyle().Width(m.w).Height(m.h-2).MaxHeight(m.h-2).Padding(1, 2).Render(text)
 }
 

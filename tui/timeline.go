@@ -27,6 +27,55 @@ type timeline struct {
 	rows     map[int]model.Row
 	first    time.Time // time of the first timed record, for relative times
 	writing  string    // "writing…" marker text, or ""
+	// vis lists the record indexes shown, ascending, while a filter or a
+	// hidden type is on; nil shows every record. top indexes vis then.
+	vis []int
+}
+
+// count returns the number of rows shown.
+func (t *timeline) count() int {
+	if t.vis == nil {
+		return len(t.recs)
+	}
+	return len(t.vis)
+}
+
+// at returns the record index of shown row i.
+func (t *timeline) at(i int) int {
+	if t.vis == nil {
+		return i
+	}
+	return t.vis[i]
+}
+
+// row index of the selection among the shown rows (the first shown row at
+// or after it when the selected record is hidden).
+func (t *timeline) selRow() int {
+	if t.vis == nil {
+		return t.sel
+	}
+	return sort.SearchInts(t.vis, t.sel)
+}
+
+// setVisible installs the shown records (nil: all) and keeps the
+// selection on a shown row.
+func (t *timeline) setVisible(vis []int) {
+	t.vis = vis
+	if vis != nil && len(vis) > 0 {
+		i := t.selRow()
+		if i >= len(vis) {
+			i = len(vis) - 1
+		}
+		t.sel = vis[i]
+	}
+	t.clampTop()
+}
+
+// selectLast selects the last shown record.
+func (t *timeline) selectLast() {
+	if n := t.count(); n > 0 {
+		t.selectRecord(t.at(n - 1))
+	}
 }
 
 // sessionView is what the timeline needs from the session.
@@ -81,11 +130,36 @@ func (t *timeline) pos() int {
 	return sort.Search(len(t.evs), func(i int) bool { return int(t.evs[i]) > t.sel })
 }
 
-// atEnd reports whether the last record is selected (follow mode).
-func (t *timeline) atEnd() bool { return t.sel >= len(t.recs)-1 }
+// atEnd reports whether the last shown record is selected (follow mode).
+func (t *timeline) atEnd() bool {
+	if t.vis == nil {
+		return t.sel >= len(t.recs)-1
+	}
+	return len(t.vis) == 0 || t.sel >= t.vis[len(t.vis)-1]
+}
 
 func (t *timeline) move(d int) {
-	t.selectRecord(t.sel + d)
+	if t.vis == nil {
+		t.selectRecord(t.sel + d)
+		return
+	}
+	if len(t.vis) == 0 {
+		return
+	}
+	i := t.selRow()
+	if d < 0 && i < len(t.vis) && t.vis[i] != t.sel {
+		// a hidden record is selected: the row above counts as one step
+		i--
+		d++
+	}
+	i += d
+	if i >= len(t.vis) {
+		i = len(t.vis) - 1
+	}
+	if i < 0 {
+		i = 0
+	}
+	t.selectRecord(t.vis[i])
 }
 
 func (t *timeline) selectRecord(i int) {
@@ -110,13 +184,14 @@ func (t *timeline) selectEvent(p int) bool {
 
 func (t *timeline) clampTop() {
 	vis := t.visibleRows()
-	if t.sel < t.top {
-		t.top = t.sel
+	sel := t.selRow()
+	if sel < t.top {
+		t.top = sel
 	}
-	if vis > 0 && t.sel >= t.top+vis {
-		t.top = t.sel - vis + 1
+	if vis > 0 && sel >= t.top+vis {
+		t.top = sel - vis + 1
 	}
-	if maxTop := len(t.recs) - vis; t.top > maxTop {
+	if maxTop := t.count() - vis; t.top > maxTop {
 		t.top = maxTop
 	}
 	if t.top < 0 {
@@ -227,10 +302,14 @@ func (t *timeline) view() string {
 	header := fmt.Sprintf("%*s %-*s %-*s %-*s %-*s %s", posW, "#", keyW, "seq/id", timeW, "time", typeW, "type", actorW, "actor", "summary")
 	lines := []string{t.st.Dim.Render(render.Truncate(header, t.w))}
 	end := t.top + t.visibleRows()
-	if end > len(t.recs) {
-		end = len(t.recs)
+	if end > t.count() {
+		end = t.count()
 	}
-	for i := t.top; i < end; i++ {
+	if t.count() == 0 {
+		lines = append(lines, t.st.Dim.Render(render.Truncate("No event matches the filter (X shows all types, / with nothing clears the filter).", t.w)))
+	}
+	for vi := t.top; vi < end; vi++ {
+		i := t.at(vi)
 		rec := t.recs[i]
 		var line string
 		style := t.st.Row

@@ -15,6 +15,7 @@ import (
 type treeLine struct {
 	depth    int
 	path     string // jq path of the value
+	jp       replay.Path
 	key      string // sanitized key label ("" for the root)
 	value    any
 	children int // >0 for a non-empty container
@@ -84,7 +85,7 @@ func (t *tree) walk(depth int, p replay.Path, key string, v any) {
 		return
 	}
 	ps := p.String()
-	l := treeLine{depth: depth, path: ps, key: key, value: v}
+	l := treeLine{depth: depth, path: ps, jp: append(replay.Path(nil), p...), key: key, value: v}
 	switch x := v.(type) {
 	case model.Object:
 		l.children = len(x)
@@ -149,6 +150,15 @@ func (t *tree) reveal() {
 }
 
 func (t *tree) move(d int) { t.cursor += d; t.clamp() }
+
+// cursorPath returns the path of the line under the cursor, or nil when
+// the tree is empty.
+func (t *tree) cursorPath() replay.Path {
+	if t.cursor >= len(t.lines) || t.cursor < 0 {
+		return nil
+	}
+	return t.lines[t.cursor].jp
+}
 
 func (t *tree) setFold(fold bool) {
 	if t.cursor >= len(t.lines) {

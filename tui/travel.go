@@ -1,0 +1,700 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/bookmarks"
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/query"
+	"github.com/rewind-tui/rewind/render"
+	"github.com/rewind-tui/rewind/replay"
+	"github.com/rewind-tui/rewind/statediff"
+)
+
+// travel is the time-travel state of the root model: marks, the filter
+// and hidden types, play, the breakpoint, and the overlays of diff and
+// blame. Pointer fields are shared by the copies of Model that Bubble Tea
+// keeps; they are only touched on the UI goroutine, except touches, which
+// guards itself.
+type travel struct {
+	prefix     string // "m", "'" or "d" while waiting for the letter
+	marks      bookmarks.Marks
+	filter     *query.Query
+	hidden     map[string]bool
+	probs      bool
+	visGen     int
+	matches    int
+	filtering  bool
+	visPending bool
+
+	playing bool
+	speed   int // index in speeds
+	playGen int
+	bp      *query.Query
+	bpWas   bool
+
+	touches *touchIndex
+	overlay *listOverlay
+}
+
+// speeds are the play speeds; 0 is the original pace, -1 instant.
+var speeds = []float64{1, 2, 5, 10, 100, 1000, -1}
+
+func speedName(i int) string {
+	if speeds[i] < 0 {
+		return "instant"
+	}
+	return fmt.Sprintf("%gx", speeds[i])
+}
+
+// touchIndex is the blame record of a session, built once in the
+// background and extended as the journal grows.
+type touchIndex struct {
+	mu sync.Mutex // serializes Extend
+	t  *replay.Touches
+}
+
+// listOverlay is a scrollable list drawn over the panes: the diff lines or
+// the blame hits. Every line is already sanitized.
+type listOverlay struct {
+	title string
+	lines []string
+	pos   []int // for blame: the position each line jumps to
+	sel   int
+	top   int
+}
+
+func (m *Model) initTravel() {
+	m.tv = travel{hidden: map[string]bool{}, touches: &touchIndex{t: replay.NewTouches()}}
+	if m.sess != nil {
+		m.tv.marks, _ = bookmarks.Load(m.sess.J.Path)
+	}
+	if m.tv.marks == nil {
+		m.tv.marks = bookmarks.Marks{}
+	}
+}
+
+// visMsg is sent when the shown records for the filter and hidden types
+// have been computed.
+type visMsg struct {
+	gen, dataGen int
+	vis          []int
+	matches      int
+	err          string
+}
+
+// visFor computes which records to show; it runs off the UI goroutine.
+func visFor(s *app.Session, recs []journal.Record, q *query.Query, hidden map[string]bool, probs bool) ([]int, int, string) {
+	if q == nil && len(hidden) == 0 && !probs {
+		return nil, 0, ""
+	}
+	vis := make([]int, 0, len(recs)/4)
+	matches := 0
+	firstErr := ""
+	for i := range recs {
+		rec := &recs[i]
+		if !rec.Event() {
+			vis = append(vis, i) // bad lines are never hidden
+			continue
+		}
+		if hidden[rec.Type] {
+			continue
+		}
+		var raw []byte
+		if q != nil || probs {
+			b, err := s.J.Read(*rec)
+			if err != nil {
+				continue
+			}
+			raw = b
+		}
+		if probs && rec.Problem == journal.OK {
+			if !s.F.Describe(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: raw}).Problem {
+				continue
+			}
+		}
+		if q != nil {
+			v, err := query.Event(raw)
+			if err != nil {
+				continue
+			}
+			ok, err := q.Match(v)
+			if err != nil && firstErr == "" {
+				firstErr = err.Error()
+			}
+			if !ok {
+				continue
+			}
+		}
+		matches++
+		vis = append(vis, i)
+	}
+	return vis, matches, firstErr
+}
+
+// requestVis recomputes the shown records in the background.
+func (m *Model) requestVis() tea.Cmd {
+	if m.sess == nil {
+		return nil
+	}
+	m.tv.visGen++
+	if m.tv.filter == nil && len(m.tv.hidden) == 0 && !m.tv.probs {
+		m.tv.filtering = false
+		m.tl.setVisible(nil)
+		return nil
+	}
+	m.tv.filtering, m.tv.visPending = true, true
+	gen, dg, s, recs := m.tv.visGen, m.dataGen, m.sess, m.sess.J.Index.Records()
+	q, probs := m.tv.filter, m.tv.probs
+	hidden := make(map[string]bool, len(m.tv.hidden))
+	for k, v := range m.tv.hidden {
+		hidden[k] = v
+	}
+	return func() tea.Msg {
+		vis, n, err := visFor(s, recs, q, hidden, probs)
+		return visMsg{gen: gen, dataGen: dg, vis: vis, matches: n, err: err}
+	}
+}
+
+// diffMsg is sent when a diff between two positions has been computed.
+type diffMsg struct {
+	dataGen int
+	rep     statediff.Report
+	err     error
+}
+
+// blameMsg is sent when the events that changed a path are known.
+type blameMsg struct {
+	dataGen int
+	path    string
+	lines   []string
+	pos     []int
+	err     error
+}
+
+// searchMsg is sent when the state search has found (or not) a position.
+type searchMsg struct {
+	dataGen int
+	src     string
+	pos     int
+	err     error
+}
+
+// playMsg advances play by one event.
+type playMsg struct{ gen int }
+
+func (m *Model) requestDiff(a, b int) tea.Cmd {
+	r, dg := m.sess.R, m.dataGen
+	return func() tea.Msg {
+		rep, err := statediff.Compute(r, a, b)
+		return diffMsg{dataGen: dg, rep: rep, err: err}
+	}
+}
+
+func (m *Model) requestBlame(p replay.Path) tea.Cmd {
+	r, dg, ti, s := m.sess.R, m.dataGen, m.tv.touches, m.sess
+	return func() tea.Msg {
+		ti.mu.Lock()
+		err := ti.t.Extend(context.Background(), r, nil)
+		ti.mu.Unlock()
+		if err != nil {
+			return blameMsg{dataGen: dg, err: err}
+		}
+		recs, evs := s.J.Index.Records(), s.J.Index.Events()
+		msg := blameMsg{dataGen: dg, path: p.String()}
+		for _, h := range ti.t.Blame(p) {
+			if len(msg.pos) >= 200 {
+				msg.lines = append(msg.lines, "… more: rewind blame prints them all")
+				break
+			}
+			e, err := replay.EffectAt(r, h.Pos, p)
+			if err != nil || e.Op == "" {
+				continue
+			}
+			rec := recs[evs[h.Pos-1]]
+			line := fmt.Sprintf("#%-6d %-20s %s", h.Pos, fit(render.Line(rec.Type), 20), render.Line(effect(e)))
+			msg.lines = append(msg.lines, line)
+			msg.pos = append(msg.pos, h.Pos)
+		}
+		return msg
+	}
+}
+
+func effect(e replay.Effect) string {
+	switch e.Op {
+	case replay.Added:
+		return "added " + firstLine(statediff.Compact(e.New), 300)
+	case replay.Removed:
+		return "removed " + firstLine(statediff.Compact(e.Old), 300)
+	}
+	return "changed " + firstLine(statediff.Compact(e.Old), 140) + " → " + firstLine(statediff.Compact(e.New), 140)
+}
+
+func (m *Model) requestSearch(q *query.Query) tea.Cmd {
+	s, dg := m.sess, m.dataGen
+	return func() tea.Msg {
+		found := 0
+		st := s.F.Init()
+		stop := fmt.Errorf("found")
+		err := s.J.Each(1, s.R.Events(), func(ev model.Event) error {
+			st = s.F.Apply(st, ev)
+			if ok, _ := q.Match(query.Value(model.StateJSON(s.F, st, ev.Pos))); ok {
+				found = ev.Pos
+				return stop
+			}
+			return nil
+		})
+		if err == stop {
+			err = nil
+		}
+		return searchMsg{dataGen: dg, src: q.Src, pos: found, err: err}
+	}
+}
+
+// playDelay is how long to wait before the event after the selected one:
+// the gap between their timestamps divided by the speed (at most 5 s), or
+// nothing when instant.
+func (m *Model) playDelay() time.Duration {
+	sp := speeds[m.tv.speed]
+	if sp < 0 {
+		return 0
+	}
+	i := m.tl.selRow()
+	if i+1 >= m.tl.count() {
+		return 0
+	}
+	a, b := m.tl.recs[m.tl.at(i)].TS, m.tl.recs[m.tl.at(i+1)].TS
+	if a == 0 || b == 0 || b <= a {
+		return time.Duration(float64(100*time.Millisecond) / sp)
+	}
+	d := time.Duration(float64(time.Duration(b-a)*time.Millisecond) / sp)
+	if d > 5*time.Second {
+		d = 5 * time.Second
+	}
+	return d
+}
+
+func (m *Model) nextPlay() tea.Cmd {
+	gen := m.tv.playGen
+	d := m.playDelay()
+	if d <= 0 {
+		return func() tea.Msg { return playMsg{gen: gen} }
+	}
+	return tea.Tick(d, func(time.Time) tea.Msg { return playMsg{gen: gen} })
+}
+
+func (m *Model) stopPlay() {
+	m.tv.playing = false
+	m.tv.playGen++
+}
+
+// travelKey handles the time-travel keys; ok is false when msg is not one.
+func (m Model) travelKey(msg tea.KeyPressMsg) (Model, tea.Cmd, bool) {
+	tk := m.keys.Travel
+	if m.tv.playing {
+		switch {
+		case key.Matches(msg, tk.Faster), key.Matches(msg, tk.Slower):
+		default:
+			m.stopPlay()
+			m.setStatus("stopped", false)
+			return m, nil, true
+		}
+	}
+	if p := m.tv.prefix; p != "" {
+		m.tv.prefix = ""
+		letter := msg.String()
+		if p == "d" && letter == "d" {
+			pos := m.tl.pos()
+			if pos < 1 {
+				return m, nil, true
+			}
+			return m, m.requestDiff(pos-1, pos), true
+		}
+		if len(letter) != 1 || !unicode.IsLetter(rune(letter[0])) {
+			m.setStatus("marks are letters a-z, A-Z", true)
+			return m, nil, true
+		}
+		switch p {
+		case "m":
+			m.tv.marks[letter] = m.tl.pos()
+			if err := bookmarks.Save(m.sess.J.Path, m.tv.marks); err != nil {
+				m.setStatus("mark "+letter+" set, but not saved: "+err.Error(), true)
+			} else {
+				m.setStatus(fmt.Sprintf("mark %s → #%d", letter, m.tl.pos()), false)
+			}
+			return m, nil, true
+		case "'", "d":
+			pos, ok := m.tv.marks[letter]
+			if !ok {
+				m.setStatus("no mark "+letter, true)
+				return m, nil, true
+			}
+			if p == "d" {
+				return m, m.requestDiff(pos, m.tl.pos()), true
+			}
+			if !m.tl.selectEvent(pos) {
+				m.setStatus(fmt.Sprintf("mark %s is #%d, past the end", letter, pos), true)
+				return m, nil, true
+			}
+			return m, m.moved(), true
+		}
+	}
+	switch {
+	case key.Matches(msg, tk.Mark):
+		m.tv.prefix = "m"
+	case key.Matches(msg, tk.Jump):
+		m.tv.prefix = "'"
+	case key.Matches(msg, tk.Diff):
+		m.tv.prefix = "d"
+	case key.Matches(msg, tk.Blame):
+		path := m.tr.cursorPath()
+		if path == nil {
+			m.setStatus("blame: put the state pane's cursor on a path (tab)", true)
+			return m, nil, true
+		}
+		m.setStatus("blame "+path.String()+"…", false)
+		return m, m.requestBlame(path), true
+	case key.Matches(msg, tk.Filter), key.Matches(msg, tk.Search), key.Matches(msg, tk.Breakpoint):
+		ti := textinput.New()
+		ti.Prompt = msg.String() + " jq> "
+		ti.CharLimit = 500
+		switch {
+		case key.Matches(msg, tk.Filter) && m.tv.filter != nil:
+			ti.SetValue(m.tv.filter.Src)
+		case key.Matches(msg, tk.Breakpoint) && m.tv.bp != nil:
+			ti.SetValue(m.tv.bp.Src)
+		}
+		ti.Focus()
+		m.prompt = &promptState{kind: rune(msg.String()[0]), input: ti}
+	case key.Matches(msg, tk.NextMatch), key.Matches(msg, tk.PrevMatch):
+		if m.tv.filter == nil {
+			m.setStatus("no filter: / sets one", false)
+			return m, nil, true
+		}
+		d := 1
+		if key.Matches(msg, tk.PrevMatch) {
+			d = -1
+		}
+		for i := m.tl.selRow() + d; i >= 0 && i < m.tl.count(); i += d {
+			if m.tl.recs[m.tl.at(i)].Event() {
+				m.tl.selectRecord(m.tl.at(i))
+				return m, m.moved(), true
+			}
+		}
+		m.setStatus("no more matches", false)
+	case key.Matches(msg, tk.HideType):
+		typ := m.tl.selectedType()
+		if m.tv.hidden[typ] {
+			delete(m.tv.hidden, typ)
+		} else {
+			m.tv.hidden[typ] = true
+		}
+		return m, m.requestVis(), true
+	case key.Matches(msg, tk.ShowAll):
+		m.tv.hidden = map[string]bool{}
+		return m, m.requestVis(), true
+	case key.Matches(msg, tk.Problems):
+		m.tv.probs = !m.tv.probs
+		return m, m.requestVis(), true
+	case key.Matches(msg, tk.Play):
+		if m.tl.atEnd() {
+			m.setStatus("at the last event: nothing to play", false)
+			return m, nil, true
+		}
+		m.tv.playing = true
+		m.tv.playGen++
+		m.tv.bpWas = false
+		return m, m.nextPlay(), true
+	case key.Matches(msg, tk.Faster):
+		if m.tv.speed < len(speeds)-1 {
+			m.tv.speed++
+		}
+		m.setStatus("speed "+speedName(m.tv.speed), false)
+	case key.Matches(msg, tk.Slower):
+		if m.tv.speed > 0 {
+			m.tv.speed--
+		}
+		m.setStatus("speed "+speedName(m.tv.speed), false)
+	case key.Matches(msg, tk.CopyEvent):
+		if len(m.tl.recs) == 0 {
+			return m, nil, true
+		}
+		rec := m.tl.recs[m.tl.sel]
+		if !rec.Event() {
+			m.setStatus("a bad line is not an event: nothing copied", true)
+			return m, nil, true
+		}
+		raw, err := m.sess.J.Read(rec)
+		if err != nil {
+			m.setStatus("cannot read the event: "+err.Error(), true)
+			return m, nil, true
+		}
+		m.setStatus(fmt.Sprintf("copied event #%d as JSON (terminal-safe escapes)", rec.Pos), false)
+		return m, tea.SetClipboard(string(render.SafeJSON(raw))), true
+	case key.Matches(msg, tk.CopyPath):
+		p := m.tr.cursorPath()
+		if p == nil {
+			m.setStatus("copy path: put the state pane's cursor on a path (tab)", true)
+			return m, nil, true
+		}
+		s := string(render.SafeJSON([]byte(p.String())))
+		m.setStatus("copied "+s, false)
+		return m, tea.SetClipboard(s), true
+	default:
+		return m, nil, false
+	}
+	return m, nil, true
+}
+
+// travelPrompt handles the confirmed jq prompts: / (filter), s (state
+// search), B (breakpoint). An empty expression clears the filter or the
+// breakpoint.
+func (m Model) travelPrompt(kind rune, val string) (Model, tea.Cmd) {
+	if val == "" {
+		switch kind {
+		case '/':
+			m.tv.filter = nil
+			m.setStatus("filter cleared", false)
+			return m, m.requestVis()
+		case 'B':
+			m.tv.bp = nil
+			m.setStatus("breakpoint cleared", false)
+		}
+		return m, nil
+	}
+	q, err := query.Compile(val)
+	if err != nil {
+		m.setStatus(err.Error(), true)
+		return m, nil
+	}
+	switch kind {
+	case '/':
+		m.tv.filter = q
+		return m, m.requestVis()
+	case 's':
+		m.setStatus("searching for the first state where "+q.Src+"…", false)
+		return m, m.requestSearch(q)
+	case 'B':
+		m.tv.bp = q
+		m.tv.bpWas = false
+		m.setStatus("breakpoint: play and follow stop when "+q.Src, false)
+	}
+	return m, nil
+}
+
+// travelMsg handles the messages of the time-travel commands.
+func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case visMsg:
+		if msg.gen != m.tv.visGen || msg.dataGen != m.dataGen {
+			return m, nil, true
+		}
+		m.tv.matches = msg.matches
+		m.tv.visPending = false
+		m.tl.setVisible(msg.vis)
+		if msg.err != "" {
+			m.setStatus(msg.err, true)
+		}
+		if m.follow {
+			m.tl.selectLast()
+		}
+		return m, m.requestState(), true
+	case diffMsg:
+		if msg.dataGen != m.dataGen {
+			return m, nil, true
+		}
+		if msg.err != nil {
+			m.setStatus("diff: "+msg.err.Error(), true)
+			return m, nil, true
+		}
+		lines := msg.rep.Lines()
+		for i, l := range lines {
+			lines[i] = render.Line(l)
+		}
+		m.tv.overlay = &listOverlay{title: fmt.Sprintf("Diff #%d → #%d", msg.rep.From, msg.rep.To), lines: lines[1:]}
+		m.tv.overlay.title += " · " + fmt.Sprintf("%d change(s)", len(msg.rep.Changes)) + " · esc closes"
+		return m, nil, true
+	case blameMsg:
+		if msg.dataGen != m.dataGen {
+			return m, nil, true
+		}
+		if msg.err != nil {
+			m.setStatus("blame: "+msg.err.Error(), true)
+			return m, nil, true
+		}
+		m.setStatus("", false)
+		if len(msg.pos) == 0 {
+			m.setStatus("no event changed "+msg.path, false)
+			return m, nil, true
+		}
+		m.tv.overlay = &listOverlay{title: fmt.Sprintf("Blame %s · %d event(s), newest first · enter jumps · esc closes", render.Line(msg.path), len(msg.pos)), lines: msg.lines, pos: msg.pos}
+		return m, nil, true
+	case searchMsg:
+		if msg.dataGen != m.dataGen {
+			return m, nil, true
+		}
+		if msg.err != nil {
+			m.setStatus("search: "+msg.err.Error(), true)
+			return m, nil, true
+		}
+		if msg.pos == 0 {
+			m.setStatus(msg.src+" is true at no position", false)
+			return m, nil, true
+		}
+		m.tl.selectEvent(msg.pos)
+		m.setStatus(fmt.Sprintf("%s first true at #%d", msg.src, msg.pos), false)
+		return m, m.moved(), true
+	case playMsg:
+		if msg.gen != m.tv.playGen || !m.tv.playing {
+			return m, nil, true
+		}
+		if m.tl.atEnd() {
+			m.stopPlay()
+			m.setStatus("played to the last event", false)
+			return m, m.moved(), true
+		}
+		m.tl.move(1)
+		return m, m.moved(), true
+	}
+	return m, nil, false
+}
+
+// afterState runs when a state arrived: the breakpoint check, then the
+// next play step.
+func (m *Model) afterState(bpHit bool) tea.Cmd {
+	if m.tv.bp != nil {
+		was := m.tv.bpWas
+		m.tv.bpWas = bpHit
+		if bpHit && !was && (m.tv.playing || m.follow) {
+			m.stopPlay()
+			m.follow = false
+			m.setStatus("🔔 breakpoint: "+m.tv.bp.Src+" became true", true)
+			return nil
+		}
+	}
+	if m.tv.playing {
+		return m.nextPlay()
+	}
+	return nil
+}
+
+// overlayKey handles keys while the diff or blame list is shown.
+func (m Model) overlayKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	o := m.tv.overlay
+	g := m.keys.Global
+	h := m.h - 8
+	if h < 3 {
+		h = 3
+	}
+	switch {
+	case key.Matches(msg, m.keys.Dialog.Cancel), key.Matches(msg, g.Quit) && msg.String() == "q":
+		m.tv.overlay = nil
+	case key.Matches(msg, g.Down):
+		o.move(1, h)
+	case key.Matches(msg, g.Up):
+		o.move(-1, h)
+	case key.Matches(msg, g.PageDown):
+		o.move(h, h)
+	case key.Matches(msg, g.PageUp):
+		o.move(-h, h)
+	case key.Matches(msg, m.keys.Dialog.Confirm):
+		if o.pos != nil && o.sel < len(o.pos) {
+			m.tv.overlay = nil
+			m.tl.selectEvent(o.pos[o.sel])
+			return m, m.moved()
+		}
+		m.tv.overlay = nil
+	}
+	return m, nil
+}
+
+func (o *listOverlay) move(d, h int) {
+	o.sel += d
+	if o.sel >= len(o.lines) {
+		o.sel = len(o.lines) - 1
+	}
+	if o.sel < 0 {
+		o.sel = 0
+	}
+	if o.sel < o.top {
+		o.top = o.sel
+	}
+	if o.sel >= o.top+h {
+		o.top = o.sel - h + 1
+	}
+}
+
+func (o *listOverlay) view(st render.Styles, w, h int) string {
+	inner := w - 6
+	if inner < 20 {
+		inner = w
+	}
+	rows := h - 6
+	if rows < 3 {
+		rows = 3
+	}
+	var b strings.Builder
+	b.WriteString(st.DialogTitle.Render(render.Truncate(o.title, inner)) + "\n\n")
+	for i := o.top; i < len(o.lines) && i < o.top+rows; i++ {
+		l := render.PadRight(render.Truncate(o.lines[i], inner), inner)
+		switch {
+		case o.pos != nil && i == o.sel:
+			l = st.OptionActive.Render(l)
+		case o.pos == nil && i == o.sel:
+			l = st.TreeCursor.Render(l)
+		case strings.HasPrefix(o.lines[i], "+"):
+			l = st.TreeAdded.Render(l)
+		case strings.HasPrefix(o.lines[i], "-"):
+			l = st.StatusErr.Render(l)
+		case strings.HasPrefix(o.lines[i], "~"):
+			l = st.TreeChanged.Render(l)
+		}
+		b.WriteString(l + "\n")
+	}
+	if n := len(o.lines) - (o.top + rows); n > 0 {
+		b.WriteString(st.Dim.Render(fmt.Sprintf("… %d more lines (↓)", n)))
+	}
+	return st.Dialog.Render(strings.TrimRight(b.String(), "\n"))
+}
+
+// travelStatus returns the status line parts of time travel.
+func (m Model) travelStatus() []string {
+	var parts []string
+	if m.tv.playing {
+		parts = append(parts, m.st.Follow.Render("▶ playing "+speedName(m.tv.speed)))
+	}
+	if m.tv.filter != nil {
+		s := fmt.Sprintf("/%s: %d match(es)", render.Line(firstLine(m.tv.filter.Src, 40)), m.tv.matches)
+		if m.tv.visPending {
+			s = fmt.Sprintf("/%s: filtering…", render.Line(firstLine(m.tv.filter.Src, 40)))
+		}
+		parts = append(parts, m.st.PendingBadge.Render(s))
+	}
+	if m.tv.visPending && m.tv.filter == nil {
+		parts = append(parts, m.st.Dim.Render("filtering…"))
+	}
+	if n := len(m.tv.hidden); n > 0 {
+		parts = append(parts, m.st.Dim.Render(fmt.Sprintf("%d type(s) hidden (X)", n)))
+	}
+	if m.tv.probs {
+		parts = append(parts, m.st.StatusWarn.Render("problems only (!)"))
+	}
+	if m.tv.bp != nil {
+		parts = append(parts, m.st.Dim.Render("B: "+render.Line(firstLine(m.tv.bp.Src, 30))))
+	}
+	if m.tv.prefix != "" {
+		parts = append(parts, m.st.Dim.Render(m.tv.prefix+"…"))
+	}
+	return parts
+}
