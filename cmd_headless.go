@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -160,6 +161,12 @@ which the jq expression EXPR is true (select(.type == "THOUGHT"),
 .payload.status == "FAILED", .actor | test("oracle")).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseRawToTerminal(raw, stdout); err != nil {
+				return err
+			}
+			if err := refuseRawToTerminal(raw, stdout); err != nil {
+				return err
+			}
 			var q *query.Query
 			if where != "" {
 				var err error
@@ -224,4 +231,18 @@ func exactArgs(n int) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// refuseRawToTerminal refuses --raw when stdout is a terminal: raw journal
+// bytes may hold sequences that drive it. --raw is for pipes and files.
+func refuseRawToTerminal(raw bool, stdout io.Writer) error {
+	if !raw {
+		return nil
+	}
+	if f, ok := stdout.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return usageErr("--raw prints the journal's bytes unchanged and is for pipes and files; stdout is a terminal (drop --raw, or pipe the output)")
+		}
+	}
+	return nil
 }

@@ -29,6 +29,9 @@ rotation, replacement and deletion are reported on stderr; after a rewrite with 
 same history nothing is printed twice. Stops on SIGINT or SIGTERM.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := refuseRawToTerminal(raw, stdout); err != nil {
+				return err
+			}
 			t, err := journal.Locate(args[0])
 			path := t.Journal
 			if err != nil || path == "" {

@@ -35,6 +35,10 @@ type decisionDialog struct {
 	busy     bool
 }
 
+// maxDialogPrompt caps the prompt shown in the dialog, so a journal cannot
+// make each frame slow with a huge question.
+const maxDialogPrompt = 2000
+
 // decisionMsg is sent when a decision was written or refused.
 type decisionMsg struct {
 	item    model.Pending
@@ -144,7 +148,9 @@ func (m Model) dialogKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // writeDecision runs the decision path off the UI goroutine.
 func (m *Model) writeDecision() tea.Cmd {
 	d := m.dialog
-	dec := model.Decision{ID: d.item.ID, Approve: d.approve || d.answer, By: m.o.As, Now: m.o.Now()}
+	// Now stays zero: the record is stamped when it is built, under the
+	// journal's lock, so its time never goes backwards in the file.
+	dec := model.Decision{ID: d.item.ID, Approve: d.approve || d.answer, By: m.o.As}
 	if d.approve && !d.answer && d.opt < len(d.item.Options) {
 		dec.Option = d.item.Options[d.opt].ID
 	}
@@ -192,7 +198,11 @@ func (d *decisionDialog) view(st render.Styles, w int) string {
 		title = "Reject"
 	}
 	b.WriteString(st.DialogTitle.Render(fmt.Sprintf("%s %s %s", title, render.Line(d.item.Kind), render.Line(d.item.ID))) + "\n\n")
-	b.WriteString(wrap(render.Line(d.item.Prompt), inner) + "\n")
+	prompt := d.item.Prompt
+	if len(prompt) > maxDialogPrompt {
+		prompt = firstLine(prompt, maxDialogPrompt) + fmt.Sprintf(" … %d more bytes (see the state pane)", len(d.item.Prompt)-maxDialogPrompt)
+	}
+	b.WriteString(wrap(render.Line(prompt), inner) + "\n")
 	if d.item.RequestedBy != "" {
 		b.WriteString(st.Dim.Render("requested by "+render.Line(d.item.RequestedBy)+" at "+render.Line(d.item.RequestedAt)) + "\n")
 	}

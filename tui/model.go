@@ -101,7 +101,9 @@ type Model struct {
 	status    string
 	statusBad bool
 	notice    string
-	dataGen   int // generation of the session (bumped when reopened)
+	dataGen   int       // generation of the session (bumped when reopened)
+	incOff    int64     // offset of the incomplete last line seen, or -1
+	incSince  time.Time // when it was first seen
 	tv        travel
 }
 
@@ -187,7 +189,6 @@ type grewMsg struct {
 	newJ      *journal.Journal
 	notice    string
 	pending   []model.Pending
-	writing   string
 	err       error
 	fromWatch bool
 }
@@ -304,12 +305,40 @@ func (m *Model) recompute() tea.Cmd {
 	}
 }
 
-// finish adds what the status line needs: the pending list at the end of
-// the journal and the incomplete last line. It runs off the UI goroutine.
-func finish(msg *grewMsg, j *journal.Journal, r *replay.Replay) {
-	if inc, ok := j.Index.Incomplete(); ok {
-		msg.writing = fmt.Sprintf("writing… %d bytes without a newline yet at offset %d", inc.Len, inc.Off)
+// writingDelay is how long an incomplete last line must stay incomplete
+// before the timeline shows it as "writing…": a writer is usually in the
+// middle of it and finishes within milliseconds.
+const writingDelay = 1500 * time.Millisecond
+
+// writingTickMsg is sent writingDelay after an incomplete last line at off
+// was first seen.
+type writingTickMsg struct {
+	dataGen int
+	off     int64
+}
+
+// checkWriting shows the incomplete last line once it has stayed
+// incomplete for writingDelay, and schedules the check when it is new.
+func (m *Model) checkWriting() tea.Cmd {
+	inc, ok := m.sess.J.Index.Incomplete()
+	if !ok {
+		m.tl.writing, m.incOff = "", -1
+		return nil
 	}
+	if inc.Off != m.incOff {
+		m.incOff, m.incSince, m.tl.writing = inc.Off, time.Now(), ""
+		dg, off := m.dataGen, inc.Off
+		return tea.Tick(writingDelay, func(time.Time) tea.Msg { return writingTickMsg{dg, off} })
+	}
+	if time.Since(m.incSince) >= writingDelay {
+		m.tl.writing = fmt.Sprintf("writing… %d bytes without a newline yet at offset %d", inc.Len, inc.Off)
+	}
+	return nil
+}
+
+// finish adds what the status line needs: the pending list at the end of
+// the journal. It runs off the UI goroutine.
+func finish(msg *grewMsg, j *journal.Journal, r *replay.Replay) {
 	if end, err := r.StateAt(r.Events()); err == nil {
 		msg.pending = end.Pending()
 	}
@@ -346,6 +375,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.shownGen = m.gen
 		return m, m.afterState(msg.bp)
+	case writingTickMsg:
+		if msg.dataGen == m.dataGen && m.sess != nil && msg.off == m.incOff {
+			return m, m.checkWriting()
+		}
+		return m, nil
 	case grewMsg:
 		if msg.dataGen != m.dataGen {
 			return m, nil
@@ -414,7 +448,7 @@ func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.requestState(), m.watch())
 	}
 	m.pending = msg.pending
-	m.tl.writing = msg.writing
+	cmds = append(cmds, m.checkWriting())
 	if msg.added > 0 || msg.reset {
 		wasEnd := m.follow
 		m.tl.setRecords(m.sess.J.Index.Records(), m.sess.J.Index.Events(), msg.reset)

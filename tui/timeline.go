@@ -319,10 +319,10 @@ func (t *timeline) view() string {
 		} else {
 			r := t.row(i)
 			line = fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %s", posW, rec.Pos,
-				keyW, fit(render.Line(r.Key), keyW),
+				keyW, fit(render.Line(firstLine(r.Key, 200)), keyW),
 				timeW, t.timeText(r.Time),
-				typeW, fit(render.Line(r.Type), typeW),
-				actorW, fit(render.Line(r.Actor), actorW),
+				typeW, fit(render.Line(firstLine(r.Type, 200)), typeW),
+				actorW, fit(render.Line(firstLine(r.Actor, 200)), actorW),
 				render.Line(firstLine(r.Summary, 400)))
 			if rec.Problem != journal.OK {
 				line += "  ⚠ " + rec.Problem.String()
