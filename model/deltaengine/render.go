@@ -1,6 +1,7 @@
 package deltaengine
 
 import (
+	"github.com/rewind-tui/rewind/model/md"
 	"strings"
 
 	"github.com/rewind-tui/rewind/model"
@@ -26,9 +27,9 @@ func (format) Render(s model.State, doc string) string {
 	var b strings.Builder
 	if st.pending != nil {
 		b.WriteString("> **Waiting for you:** ")
-		b.WriteString(quoteLines(st.pending.prompt))
+		b.WriteString(md.QuoteLines(st.pending.prompt))
 		b.WriteString("\n>\n> ask_human ")
-		b.WriteString(codeSpan(st.pending.id))
+		b.WriteString(md.CodeSpan(st.pending.id))
 		b.WriteString("\n\n")
 	}
 	id := st.runID
@@ -39,14 +40,14 @@ func (format) Render(s model.State, doc string) string {
 	if st.task != "" {
 		b.WriteString("**Task:** " + st.task + "\n\n")
 	}
-	b.WriteString("**Status:** " + or(st.status(), "(empty)") + "  \n")
+	b.WriteString("**Status:** " + md.Or(st.status(), "(empty)") + "  \n")
 	b.WriteString("**Iterations:** " + model.Itoa(int64(st.iterations)) + "\n")
 	for it := st.messages.Iterator(); !it.Done(); {
 		_, m := it.Next()
 		b.WriteString("\n### " + m.role + "\n\n")
 		switch m.role {
 		case "user":
-			b.WriteString(or(m.content, "*(empty)*") + "\n")
+			b.WriteString(md.Or(m.content, "*(empty)*") + "\n")
 		case "assistant":
 			if !m.null {
 				b.WriteString(m.content + "\n")
@@ -64,7 +65,7 @@ func (format) Render(s model.State, doc string) string {
 		case "tool":
 			var head []string
 			if name := ToolName(st, m.toolCallID); name != "" {
-				head = append(head, codeSpan(name))
+				head = append(head, md.CodeSpan(name))
 			}
 			if a, ok := st.actions.Get(m.toolCallID); ok && a.status != "" && a.status != "SUCCESS" {
 				head = append(head, "**"+a.status+"**")
@@ -72,7 +73,7 @@ func (format) Render(s model.State, doc string) string {
 			if len(head) > 0 {
 				b.WriteString(strings.Join(head, " ") + "\n\n")
 			}
-			b.WriteString(fence(cutLines(m.content, maxObservationLines)))
+			b.WriteString(md.Fence("", cutLines(m.content, maxObservationLines)))
 		}
 	}
 	return b.String()
@@ -86,17 +87,17 @@ func (s *state) writeCall(b *strings.Builder, c toolCall) {
 	if a, ok := s.actions.Get(c.ID); ok && a.requestPos > 0 {
 		cmd = a.command
 	}
-	b.WriteString("- " + codeSpan(or(c.Function.Name, "?")))
+	b.WriteString("- " + md.CodeSpan(md.Or(c.Function.Name, "?")))
 	if cmd == "" {
 		b.WriteString("\n")
 		return
 	}
 	if !strings.Contains(cmd, "\n") && len([]rune(cmd)) <= maxInlineCommand {
-		b.WriteString(" " + codeSpan(cmd) + "\n")
+		b.WriteString(" " + md.CodeSpan(cmd) + "\n")
 		return
 	}
 	b.WriteString("\n\n")
-	for line := range strings.SplitSeq(fence(cutLines(cmd, maxObservationLines)), "\n") {
+	for line := range strings.SplitSeq(md.Fence("", cutLines(cmd, maxObservationLines)), "\n") {
 		if line != "" {
 			b.WriteString("  " + line)
 		}
@@ -117,46 +118,4 @@ func cutLines(s string, n int) string {
 		note = "… " + model.Itoa(int64(more)) + " more lines"
 	}
 	return strings.Join(lines[:n], "\n") + "\n" + note
-}
-
-// fence returns s in a fenced code block whose fence is longer than any
-// backtick run inside s.
-func fence(s string) string {
-	f := strings.Repeat("`", max(3, longestRun(s, '`')+1))
-	return f + "\n" + s + "\n" + f + "\n"
-}
-
-// codeSpan returns s as an inline code span that survives backticks in s.
-func codeSpan(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	f := strings.Repeat("`", longestRun(s, '`')+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || f != "`" {
-		return f + " " + s + " " + f
-	}
-	return f + s + f
-}
-
-func longestRun(s string, c byte) int {
-	best, cur := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			cur++
-			best = max(best, cur)
-		} else {
-			cur = 0
-		}
-	}
-	return best
-}
-
-// quoteLines continues a Markdown block quote over the lines of s.
-func quoteLines(s string) string {
-	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n> ")
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package generic
 
 import (
+	"github.com/rewind-tui/rewind/model/md"
 	"strings"
 	"unicode/utf8"
 
@@ -21,8 +22,8 @@ func (format) Render(s model.State, doc string) string {
 	}
 	var b strings.Builder
 	for _, p := range st.Pending() {
-		b.WriteString("> **Waiting for you:** " + quote(or(p.Prompt, "(no prompt)")) + "\n>\n")
-		b.WriteString("> " + p.Kind + " " + codeSpan(p.ID))
+		b.WriteString("> **Waiting for you:** " + md.QuoteLines(md.Or(p.Prompt, "(no prompt)")) + "\n>\n")
+		b.WriteString("> " + p.Kind + " " + md.CodeSpan(p.ID))
 		if p.RequestedBy != "" {
 			b.WriteString(", requested by " + p.RequestedBy)
 		}
@@ -31,7 +32,7 @@ func (format) Render(s model.State, doc string) string {
 		}
 		b.WriteString("\n")
 		for _, o := range p.Options {
-			b.WriteString("> - " + codeSpan(o.ID) + " " + o.Label + "\n")
+			b.WriteString("> - " + md.CodeSpan(o.ID) + " " + o.Label + "\n")
 		}
 		b.WriteString("\n")
 	}
@@ -45,7 +46,7 @@ func (format) Render(s model.State, doc string) string {
 	for it := st.types.Iterator(); !it.Done(); {
 		_, typ := it.Next()
 		c, _ := st.counts.Get(typ)
-		b.WriteString("| " + strings.ReplaceAll(codeSpan(typ), "|", `\|`) + " | " + model.Itoa(int64(c)) + " |\n")
+		b.WriteString("| " + strings.ReplaceAll(md.CodeSpan(typ), "|", `\|`) + " | " + model.Itoa(int64(c)) + " |\n")
 	}
 	b.WriteString("\n## Last event of each type\n")
 	for it := st.types.Iterator(); !it.Done(); {
@@ -55,45 +56,7 @@ func (format) Render(s model.State, doc string) string {
 		if n := utf8.RuneCountInString(js); n > maxEventJSON {
 			js = string([]rune(js)[:maxEventJSON]) + "\n… " + model.Itoa(int64(n-maxEventJSON)) + " more characters"
 		}
-		b.WriteString("\n### " + codeSpan(typ) + "\n\n" + fence(js))
+		b.WriteString("\n### " + md.CodeSpan(typ) + "\n\n" + md.Fence("json", js))
 	}
 	return b.String()
-}
-
-func fence(s string) string {
-	f := strings.Repeat("`", max(3, longestRun(s, '`')+1))
-	return f + "json\n" + s + "\n" + f + "\n"
-}
-
-func codeSpan(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	f := strings.Repeat("`", longestRun(s, '`')+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || f != "`" {
-		return f + " " + s + " " + f
-	}
-	return f + s + f
-}
-
-func longestRun(s string, c byte) int {
-	best, cur := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			cur++
-			best = max(best, cur)
-		} else {
-			cur = 0
-		}
-	}
-	return best
-}
-
-func quote(s string) string {
-	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n> ")
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
