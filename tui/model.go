@@ -206,6 +206,7 @@ func (m *Model) requestState() tea.Cmd {
 	width := m.proj.Width()
 	md := m.md
 	bp := m.tv.bp
+	sess := m.sess
 	return func() tea.Msg {
 		s, err := r.StateAt(pos)
 		if err != nil {
@@ -219,9 +220,10 @@ func (m *Model) requestState() tea.Cmd {
 				changed = replay.ChangedPaths(pobj, obj)
 			}
 		}
-		out, err := md.Render(render.Text(f.Render(s, doc)), width)
+		text := answeredNote(sess, s) + f.Render(s, doc)
+		out, err := md.Render(render.Text(text), width)
 		if err != nil {
-			out = render.Plain(f.Render(s, doc))
+			out = render.Plain(text)
 		}
 		hit := false
 		if bp != nil {
@@ -229,6 +231,24 @@ func (m *Model) requestState() tea.Cmd {
 		}
 		return stateMsg{gen: gen, dataGen: dg, pos: pos, obj: obj, changed: changed, md: out, bp: hit}
 	}
+}
+
+// answeredNote returns a Markdown block for a Delta Engine question that
+// was answered (interaction/response.txt written) but not yet picked up by
+// the engine: the answer as given, unless the question is sensitive. It
+// reads files, so it runs in commands only.
+func answeredNote(sess *app.Session, s model.State) string {
+	if len(s.Pending()) == 0 {
+		return ""
+	}
+	ans, given, sensitive := app.AnswerGiven(sess)
+	if !given {
+		return ""
+	}
+	if sensitive {
+		ans = "(sensitive: not shown)"
+	}
+	return "> **Answered:** " + ans + "\n>\n> waiting for the engine to resume (`delta continue`)\n\n"
 }
 
 // watch waits for the journal to change and reports it: from the
@@ -375,6 +395,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.shownGen = m.gen
 		return m, m.afterState(msg.bp)
+	case allPendingMsg:
+		if m.pend != nil {
+			m.pend.items, m.pend.runs = msg.items, msg.runs
+			if m.pend.sel >= len(msg.items) {
+				m.pend.sel = 0
+			}
+		}
+		return m, nil
 	case writingTickMsg:
 		if msg.dataGen == m.dataGen && m.sess != nil && msg.off == m.incOff {
 			return m, m.checkWriting()
@@ -546,6 +574,9 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, m.requestState()
 	case key.Matches(msg, g.Pending):
 		m.pend = newPendingList(m.st, m.pending, m.o.Now())
+		if m.target.DeltaDir != "" {
+			return m, m.allRunsPending()
+		}
 		return m, nil
 	case key.Matches(msg, g.Approve), key.Matches(msg, g.Reject):
 		return m.openDialog(key.Matches(msg, g.Approve), nil)

@@ -2,12 +2,14 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/render"
 )
@@ -16,8 +18,59 @@ import (
 // waits on, oldest first, with how long each has waited.
 type pendingList struct {
 	items []model.Pending
+	runs  []string // for a .delta/ directory: the run directory of each item
 	sel   int
 	now   time.Time
+}
+
+// allPendingMsg is sent with the pending items of every run of a .delta/
+// directory.
+type allPendingMsg struct {
+	items []model.Pending
+	runs  []string
+}
+
+// allRunsPending folds every run of the .delta/ directory (off the UI
+// goroutine) and lists their pending items, oldest first.
+func (m *Model) allRunsPending() tea.Cmd {
+	dir, open := m.target.DeltaDir, m.o.Open
+	if open == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		var out allPendingMsg
+		type item struct {
+			p   model.Pending
+			run string
+		}
+		var all []item
+		for _, t := range app.AllRuns(dir) {
+			s, err := open(t)
+			if err != nil {
+				continue
+			}
+			if st, err := s.R.StateAt(s.R.Events()); err == nil {
+				for _, p := range st.Pending() {
+					all = append(all, item{p, t.RunDir})
+				}
+			}
+			s.Close()
+		}
+		ps := make([]model.Pending, len(all))
+		for i := range all {
+			ps[i] = all[i].p
+		}
+		app.SortPending(ps)
+		for _, p := range ps {
+			for _, it := range all {
+				if it.p.ID == p.ID && it.p.At == p.At {
+					out.items, out.runs = append(out.items, p), append(out.runs, it.run)
+					break
+				}
+			}
+		}
+		return out
+	}
 }
 
 func newPendingList(_ render.Styles, items []model.Pending, now time.Time) *pendingList {
@@ -52,7 +105,10 @@ func (p *pendingList) view(st render.Styles, w, h int) string {
 			b.WriteString(st.Dim.Render(fmt.Sprintf("… %d more", len(p.items)-i)))
 			break
 		}
-		line := fmt.Sprintf("#%-5d %-10s %-26s waited %-8s %s", it.At, render.Line(it.Kind), fit(render.Line(it.ID), 26), waited(it, p.now), render.Line(it.Prompt))
+		line := fmt.Sprintf("#%-5d %-10s %-26s waited %-8s %s", it.At, render.Line(it.Kind), fit(render.Line(it.ID), 26), waited(it, p.now), render.Line(firstLine(it.Prompt, 400)))
+		if p.runs != nil {
+			line = fit(render.Line(filepath.Base(p.runs[i])), 22) + " " + line
+		}
 		line = render.PadRight(render.Truncate(line, inner), inner)
 		if i == p.sel {
 			line = st.OptionActive.Render(line)
@@ -80,16 +136,52 @@ func (m Model) pendingKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	case key.Matches(msg, d.Confirm):
 		if p.sel < len(p.items) {
-			m.tl.selectEvent(p.items[p.sel].At)
+			it := p.items[p.sel]
 			m.pend = nil
+			switched, err := m.switchRun(p, p.sel)
+			if err != nil {
+				m.setStatus(err.Error(), true)
+				return m, nil
+			}
+			m.tl.selectEvent(it.At)
+			if switched {
+				return m, tea.Batch(m.moved(), m.watch(), m.recompute())
+			}
 			return m, m.moved()
 		}
 	case key.Matches(msg, g.Approve), key.Matches(msg, g.Reject):
 		if p.sel < len(p.items) {
 			it := p.items[p.sel]
 			m.pend = nil
-			return m.openDialog(key.Matches(msg, g.Approve), &it)
+			switched, err := m.switchRun(p, p.sel)
+			if err != nil {
+				m.setStatus(err.Error(), true)
+				return m, nil
+			}
+			mm, cmd := m.openDialog(key.Matches(msg, g.Approve), &it)
+			if switched {
+				m2 := mm.(Model)
+				return m2, tea.Batch(cmd, m2.requestState(), m2.watch(), m2.recompute())
+			}
+			return mm, cmd
 		}
 	}
 	return m, nil
+}
+
+// switchRun opens the run of item i of p when it is another run of the
+// .delta/ directory than the one shown, so that jumps and decisions act on
+// the right journal. It reports whether it switched.
+func (m *Model) switchRun(p *pendingList, i int) (bool, error) {
+	if p.runs == nil || m.sess == nil || m.o.Open == nil || p.runs[i] == filepath.Dir(m.sess.J.Path) {
+		return false, nil
+	}
+	t := app.RunTarget(m.target.DeltaDir, p.runs[i])
+	s, err := m.o.Open(t)
+	if err != nil {
+		return false, err
+	}
+	m.target = t
+	m.setSession(s)
+	return true, nil
 }

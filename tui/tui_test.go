@@ -250,3 +250,33 @@ func TestApproveFromKeyboard(t *testing.T) {
 		t.Fatalf("last line is not the approval: %s", last)
 	}
 }
+
+// p on a .delta/ directory lists the pending items of every run; enter on
+// one opens its run at the event that asked.
+func TestPendingAcrossRuns(t *testing.T) {
+	w := start(t, openModel(t, deltaWorkspace), 120, 32)
+	w.waitFor(t, "Runs in")
+	w.keys("enter") // the newest run, which waits for nothing
+	w.waitFor(t, "Timeline · delta-engine · 20261121_223200_f0e1d2")
+	w.keys("p")
+	w.waitFor(t, "Pending decisions (1)", "20261121_222947_b91d0a", "Who is joining the team?")
+	w.keys("enter")
+	w.waitFor(t, "Timeline · delta-engine · 20261121_222947_b91d0a", "State after #4 ", "1 pending (p)")
+	w.quit(t)
+}
+
+// An answer written to interaction/response.txt (by rewind or by hand) shows
+// in the projection until the engine resumes.
+func TestAnsweredShownInProjection(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(deltaWorkspace)); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "20261121_222947_b91d0a")
+	if err := os.WriteFile(filepath.Join(run, "interaction", "response.txt"), []byte("Alice"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := start(t, openModel(t, filepath.Join(run, "journal.jsonl")), 120, 32)
+	w.waitFor(t, "Answered: Alice", "waiting for the engine to resume")
+	w.quit(t)
+}
