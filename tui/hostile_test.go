@@ -38,94 +38,16 @@ import (
 	"github.com/rewind-tui/rewind/render"
 )
 
-// hxKV is one member of an hxObj.
-type hxKV struct {
-	K string
-	V any
-}
+// The fixture JSON writer is shared with the other hostile-input suite.
+type (
+	hxKV  = hostile.KV
+	hxObj = hostile.Obj
+)
 
-// hxObj is a JSON object whose members keep their order.
-type hxObj []hxKV
-
-// hxEncode appends v as compact JSON the way Node's JSON.stringify writes
-// it: in strings only '"', '\\' and C0 controls are escaped. With raw set,
-// bytes that are not valid UTF-8 are copied as they are; otherwise each
-// becomes U+FFFD. v may be a string, int, int64, bool, []any, []string or
-// hxObj.
-func hxEncode(b []byte, v any, raw bool) []byte {
-	switch x := v.(type) {
-	case string:
-		return hxQuote(b, x, raw)
-	case int:
-		return strconv.AppendInt(b, int64(x), 10)
-	case int64:
-		return strconv.AppendInt(b, x, 10)
-	case bool:
-		return strconv.AppendBool(b, x)
-	case []string:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = hxQuote(b, e, raw)
-		}
-		return append(b, ']')
-	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = hxEncode(b, e, raw)
-		}
-		return append(b, ']')
-	case hxObj:
-		b = append(b, '{')
-		for i, kv := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = hxQuote(b, kv.K, raw)
-			b = append(b, ':')
-			b = hxEncode(b, kv.V, raw)
-		}
-		return append(b, '}')
-	}
-	panic(fmt.Sprintf("hxEncode: unsupported %T", v))
-}
-
-// hxQuote appends s as a JSON string (see hxEncode).
-func hxQuote(b []byte, s string, raw bool) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			if raw {
-				b = append(b, s[i])
-			} else {
-				b = append(b, "\uFFFD"...)
-			}
-		case r == '"':
-			b = append(b, `\"`...)
-		case r == '\\':
-			b = append(b, `\\`...)
-		case r == '\n':
-			b = append(b, `\n`...)
-		case r == '\r':
-			b = append(b, `\r`...)
-		case r == '\t':
-			b = append(b, `\t`...)
-		case r < 0x20:
-			b = append(b, fmt.Sprintf(`\u%04x`, r)...)
-		default:
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(b, '"')
-}
+var (
+	hxEncode = hostile.AppendJSON
+	hxQuote  = hostile.AppendString
+)
 
 // hxLines builds a journal: add writes v as one line, followed by a
 // raw-byte variant when v holds invalid UTF-8 (a bad line rewind must show
