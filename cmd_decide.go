@@ -40,32 +40,33 @@ shape as "pending" in rewind state. For a .delta/ directory, the items of all it
 // pendingOf returns the pending items of PATH; for a .delta/ directory,
 // those of every run, oldest first.
 func pendingOf(g *globalFlags, path string) ([]model.Pending, error) {
-	t, err := app.Resolve(path)
+	t, err := journal.Locate(path)
 	if err != nil {
 		return nil, usageErr("%s", describeOpenError(path, err))
 	}
-	targets := []string{t.Journal}
-	if dir, ok := deltaDirOnly(path); ok {
-		targets = targets[:0]
-		for _, rt := range app.AllRuns(dir) {
-			targets = append(targets, rt.Journal)
-		}
-	}
-	var out []model.Pending
-	for _, p := range targets {
-		s, err := g.open(p)
+	if t.Journal == "" && t.DeltaDir != "" {
+		items, err := app.PendingOfRuns(t.DeltaDir, func(t journal.Target) (*app.Session, error) {
+			return app.Open(t, app.Options{Format: g.format, MaxRecord: g.maxRecord})
+		})
 		if err != nil {
-			return nil, err
+			return nil, usageErr("%v", err)
 		}
-		st, err := s.R.StateAt(s.R.Events())
-		s.Close()
-		if err != nil {
-			return nil, usageErr("%s: %v", p, err)
+		out := make([]model.Pending, len(items))
+		for i := range items {
+			out[i] = items[i].Pending
 		}
-		out = append(out, st.Pending()...)
+		return out, nil
 	}
-	app.SortPending(out)
-	return out, nil
+	s, err := g.open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	st, err := s.R.StateAt(s.R.Events())
+	if err != nil {
+		return nil, usageErr("%s: %v", s.J.Path, err)
+	}
+	return st.Pending(), nil
 }
 
 func newDecideCmd(g *globalFlags, stdout io.Writer, approve bool) *cobra.Command {
@@ -153,11 +154,4 @@ func reportDecision(stdout io.Writer, w app.Written, err error) error {
 	}
 	fmt.Fprintf(stdout, "written to %s at offset %d: %s\n", render.Line(w.Path), w.Offset, render.SafeJSON(w.Record))
 	return nil
-}
-
-// deltaDirOnly reports whether path names a .delta/ directory itself (not
-// one run of it).
-func deltaDirOnly(path string) (string, bool) {
-	t, err := journal.Locate(path)
-	return t.DeltaDir, err == nil && t.Journal == "" && t.DeltaDir != ""
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/rewind-tui/rewind/journal/writer"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/model/deltaengine"
+	"github.com/rewind-tui/rewind/replay"
 )
 
 // DecidedError is returned when the item was decided before rewind could
@@ -118,12 +119,8 @@ func foldFresh(s *Session, size int64) (model.State, error) {
 	if _, err := j.UpdateTo(size); err != nil {
 		return nil, err
 	}
-	st := s.F.Init()
-	err = j.Each(1, int(^uint(0)>>1), func(ev model.Event) error {
-		st = s.F.Apply(st, ev)
-		return nil
-	})
-	return st, err
+	r := replay.New(j, s.F)
+	return r.StateAt(r.Events())
 }
 
 func findPending(st model.State, id string) (model.Pending, bool) {

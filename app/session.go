@@ -3,6 +3,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -173,11 +174,47 @@ func AllRuns(deltaDir string) []journal.Target {
 // SortPending orders pending items oldest first: by request time, then by
 // position.
 func SortPending(p []model.Pending) {
-	sort.SliceStable(p, func(i, j int) bool {
-		a, b := model.ParseTime(p[i].RequestedAt), model.ParseTime(p[j].RequestedAt)
-		if !a.Equal(b) {
-			return a.Before(b)
+	sort.SliceStable(p, func(i, j int) bool { return pendingBefore(p[i], p[j]) })
+}
+
+func pendingBefore(a, b model.Pending) bool {
+	ta, tb := model.ParseTime(a.RequestedAt), model.ParseTime(b.RequestedAt)
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	return a.At < b.At
+}
+
+// RunPending is a pending item of one run of a .delta/ directory.
+type RunPending struct {
+	model.Pending
+	// Run is the run directory (.delta/<run_id>/).
+	Run string
+}
+
+// PendingOfRuns folds every run of a .delta/ directory, opened with open,
+// and returns their pending items, oldest first. Runs that cannot be read
+// are left out and reported in the error (joined), so one broken run does
+// not hide what the others wait on.
+func PendingOfRuns(deltaDir string, open func(journal.Target) (*Session, error)) ([]RunPending, error) {
+	var out []RunPending
+	var errs []error
+	for _, t := range AllRuns(deltaDir) {
+		s, err := open(t)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", t.Journal, err))
+			continue
 		}
-		return p[i].At < p[j].At
-	})
+		st, err := s.R.StateAt(s.R.Events())
+		s.Close()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", t.Journal, err))
+			continue
+		}
+		for _, p := range st.Pending() {
+			out = append(out, RunPending{p, t.RunDir})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return pendingBefore(out[i].Pending, out[j].Pending) })
+	return out, errors.Join(errs...)
 }

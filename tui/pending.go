@@ -38,36 +38,10 @@ func (m *Model) allRunsPending() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
+		items, _ := app.PendingOfRuns(dir, open) // unreadable runs are left out
 		var out allPendingMsg
-		type item struct {
-			p   model.Pending
-			run string
-		}
-		var all []item
-		for _, t := range app.AllRuns(dir) {
-			s, err := open(t)
-			if err != nil {
-				continue
-			}
-			if st, err := s.R.StateAt(s.R.Events()); err == nil {
-				for _, p := range st.Pending() {
-					all = append(all, item{p, t.RunDir})
-				}
-			}
-			s.Close()
-		}
-		ps := make([]model.Pending, len(all))
-		for i := range all {
-			ps[i] = all[i].p
-		}
-		app.SortPending(ps)
-		for _, p := range ps {
-			for _, it := range all {
-				if it.p.ID == p.ID && it.p.At == p.At {
-					out.items, out.runs = append(out.items, p), append(out.runs, it.run)
-					break
-				}
-			}
+		for _, it := range items {
+			out.items, out.runs = append(out.items, it.Pending), append(out.runs, it.Run)
 		}
 		return out
 	}
