@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/render"
 )
 
@@ -31,7 +32,7 @@ benchmarks: scripts/bench times this command against wc -l, jq and lnav.`,
 			indexed := time.Since(t0)
 			recs, evs := s.J.Index.Counts()
 			size := s.J.Size()
-			fmt.Fprintf(stdout, "%s: %s, %s\n", render.Line(s.J.Path), s.F.Name(), humanSize(size))
+			fmt.Fprintf(stdout, "%s: %s, %s\n", render.Line(s.J.Path), s.F.Name(), journal.HumanBytes(size))
 			fmt.Fprintf(stdout, "records %d, events %d, bad lines %d\n", recs, evs, recs-evs)
 			fmt.Fprintf(stdout, "index %s (%.0f MB/s, %.0f events/s)\n", indexed.Round(time.Millisecond),
 				float64(size)/1e6/indexed.Seconds(), float64(evs)/indexed.Seconds())
@@ -49,22 +50,10 @@ benchmarks: scripts/bench times this command against wc -l, jq and lnav.`,
 			}
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			fmt.Fprintf(stdout, "heap in use %s\n", humanSize(int64(ms.HeapInuse)))
+			fmt.Fprintf(stdout, "heap in use %s\n", journal.HumanBytes(int64(ms.HeapInuse)))
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&replayToo, "replay", false, "also replay every event and build the keyframes")
 	return cmd
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

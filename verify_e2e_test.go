@@ -106,7 +106,6 @@ var (
 	lineProblem = regexp.MustCompile(`^(\S+):(\d+): offset (\d+), (\d+) bytes?: ([a-z0-9-]+): (.+)$`)
 	fileProblem = regexp.MustCompile(`^(\S+): ([a-z0-9-]+): (.+)$`)
 	summaryBad  = regexp.MustCompile(`^(\S+): (\d+) records?, (\d+) events?, (\d+) problems? \((\d+) bad lines?\)$`)
-	summaryOK   = regexp.MustCompile(`^(\S+): OK, (\d+) events?, no problems$`)
 )
 
 // jsonReport is the --json output.

@@ -28,8 +28,7 @@ type engine struct {
 	clock int64 // last timestamp handed out, Unix ms
 	left  int   // events still to write (Generate); negative means no limit
 	write func(line []byte) error
-	w     jw     // scratch line buffer
-	t     []byte // scratch text buffer
+	w     jw // scratch line buffer
 }
 
 // genesis is the virtual start time of generated journals

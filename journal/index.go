@@ -55,7 +55,7 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 	pos, line := ix.next, ix.line
 	ix.mu.RUnlock()
 	if size <= pos {
-		ix.setTail(pos, line, nil, 0)
+		ix.commit(nil, pos, line, 0)
 		return 0, nil
 	}
 	// The read buffer grows with the work, up to chunkSize: a small journal
@@ -191,7 +191,7 @@ func (ix *Index) classifyLines(c *classifier, batch []lineRef, out []Record) []R
 }
 
 func tooLongDetail(n, limit int64) string {
-	return "record of " + humanBytes(n) + " skipped (limit " + humanBytes(limit) + ")"
+	return "record of " + HumanBytes(n) + " skipped (limit " + HumanBytes(limit) + ")"
 }
 
 // lineRecords classifies one complete line (without its "\n") that starts
@@ -256,12 +256,6 @@ func (ix *Index) reserve(n int, seen, want int64) {
 	evs := make([]int32, len(ix.events), expect)
 	copy(evs, ix.events)
 	ix.recs, ix.events = recs, evs
-}
-
-func (ix *Index) setTail(next int64, line int32, _ []Record, tail int64) {
-	ix.mu.Lock()
-	ix.next, ix.line, ix.tailLen = next, line, tail
-	ix.mu.Unlock()
 }
 
 // Records returns the records indexed so far, in file order. The slice is a

@@ -151,7 +151,7 @@ func (j *Journal) scanArray(size int64) (int, error) {
 	j.Index.Reset()
 	if size > maxArrayFile {
 		rec := Record{Off: 0, Len: size, Line: 1, Problem: ProblemTooLong,
-			Detail: "JSON array journal of " + humanBytes(size) + " is too large to read (limit " + humanBytes(maxArrayFile) + "); " + Fix}
+			Detail: "JSON array journal of " + HumanBytes(size) + " is too large to read (limit " + HumanBytes(maxArrayFile) + "); " + Fix}
 		j.Index.commit([]Record{rec}, size, 1, 0)
 		return 1, nil
 	}
@@ -193,7 +193,7 @@ func (j *Journal) scanArray(size int64) (int, error) {
 // Read returns the bytes of one record.
 func (j *Journal) Read(r Record) ([]byte, error) {
 	if r.Len > j.Index.maxRecord {
-		return nil, fmt.Errorf("record of %s is over the %s limit", humanBytes(r.Len), humanBytes(j.Index.maxRecord))
+		return nil, fmt.Errorf("record of %s is over the %s limit", HumanBytes(r.Len), HumanBytes(j.Index.maxRecord))
 	}
 	b := make([]byte, r.Len)
 	n, err := j.f.ReadAt(b, r.Off)
@@ -268,7 +268,9 @@ func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func humanBytes(n int64) string {
+// HumanBytes formats a size in bytes the way rewind's messages do: 512 B,
+// 12.3 KiB, 4.0 MiB, 1.2 GiB.
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"

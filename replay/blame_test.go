@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -176,11 +175,6 @@ func TestTouchesExtendIncremental(t *testing.T) {
 			t.Fatalf("event %d: %v vs %v", pos, a, b)
 		}
 	}
-}
-
-var big struct {
-	once sync.Once
-	path string
 }
 
 // bigJournal writes a 100,000-event generated journal of format f once per

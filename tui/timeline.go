@@ -61,7 +61,7 @@ func (t *timeline) selRow() int {
 // selection on a shown row.
 func (t *timeline) setVisible(vis []int) {
 	t.vis = vis
-	if vis != nil && len(vis) > 0 {
+	if len(vis) > 0 {
 		i := t.selRow()
 		if i >= len(vis) {
 			i = len(vis) - 1

@@ -567,7 +567,7 @@ func (f *Follower) advance(j *journal.Journal, fi fs.FileInfo, atPath bool, now 
 			return false
 		}
 		f.shrunk = time.Time{}
-		reset = "journal truncated (was " + humanBytes(consumed) + "): re-read from the start"
+		reset = "journal truncated (was " + journal.HumanBytes(consumed) + "): re-read from the start"
 	case !f.fp.match(j.File()):
 		reset = "journal modified in place: re-read from the start"
 	}
@@ -623,7 +623,7 @@ func (f *Follower) checkIncomplete(j *journal.Journal, now time.Time) {
 	f.inc.said = true
 	f.emit(Update{Kind: Writing, J: j, Notice: fmt.Sprintf(
 		"writing… line %d has no newline yet (%s at offset %d, for %s)",
-		rec.Line, humanBytes(rec.Len), rec.Off, now.Sub(f.inc.since).Round(100*time.Millisecond))})
+		rec.Line, journal.HumanBytes(rec.Len), rec.Off, now.Sub(f.inc.since).Round(100*time.Millisecond))})
 }
 
 // lookForFile opens the file at the path, if there is one, as a new journal.
@@ -887,17 +887,4 @@ func readInto(b []byte, r io.ReaderAt, off, n int64) []byte {
 	}
 	m, _ := r.ReadAt(b[:n], off)
 	return b[:m]
-}
-
-// humanBytes formats n bytes the way notices do: 512 B, 12.3 KiB, 4.0 MiB.
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
-	case n >= 1<<20:
-		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
-	case n >= 1<<10:
-		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
-	}
-	return strconv.FormatInt(n, 10) + " B"
 }

@@ -23,7 +23,7 @@ var all = []entry{
 	{deltaengine.Format, deltaengine.Sniff},
 	{durablestream.Format, durablestream.Sniff},
 	{deltamind.Format, deltamind.Sniff},
-	{generic.Format, func([]byte) bool { return true }},
+	{generic.Format, generic.Sniff},
 }
 
 // Names lists the format names --format accepts.
