@@ -102,6 +102,8 @@ type Model struct {
 	statusBad bool
 	notice    string
 	dataGen   int       // generation of the session (bumped when reopened)
+	owned     bool      // sess was opened by the model (run list, pending list)
+	keySeq    int       // keys pressed so far
 	incOff    int64     // offset of the incomplete last line seen, or -1
 	incSince  time.Time // when it was first seen
 	tv        travel
@@ -133,6 +135,22 @@ func New(target journal.Target, sess *app.Session, o Options) Model {
 		m.runs = newRunPicker(st, target.DeltaDir)
 	}
 	return m
+}
+
+// replaceSession shows s (nil: none) instead of the current session, and
+// closes the current one if the model opened it (owned). Sessions handed in
+// by the caller or made from the follower's journals are not the model's to
+// close. Late messages about the old session are dropped by dataGen.
+func (m *Model) replaceSession(s *app.Session, owned bool) {
+	if m.sess != nil && m.sess != s && m.owned {
+		m.sess.Close()
+	}
+	m.owned = owned
+	if s == nil {
+		m.sess = nil
+		return
+	}
+	m.setSession(s)
 }
 
 func (m *Model) setSession(s *app.Session) {
@@ -367,6 +385,17 @@ func finish(msg *grewMsg, j *journal.Journal, r *replay.Replay) {
 // Update routes messages: modal inputs first, then global keys, then the
 // focused pane.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	next, cmd := m.update(msg)
+	if mm, ok := next.(Model); ok && mm.sess != nil {
+		// Describe the rows the next frame shows here, not in View: it reads
+		// the journal.
+		mm.tl.fill()
+		return mm, cmd
+	}
+	return next, cmd
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.o.Debug != nil {
 		fmt.Fprintf(m.o.Debug, "%s %T %s\n", time.Now().Format("15:04:05.000"), msg, debugText(msg))
 	}
@@ -395,6 +424,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.shownGen = m.gen
 		return m, m.afterState(msg.bp)
+	case openedMsg:
+		return m.runOpened(msg)
 	case allPendingMsg:
 		if m.pend != nil {
 			m.pend.items, m.pend.runs = msg.items, msg.runs
@@ -507,6 +538,7 @@ func (m *Model) moved() tea.Cmd {
 }
 
 func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	m.keySeq++
 	m.status, m.statusBad = "", false
 	g := m.keys.Global
 	if m.dialog != nil {
@@ -550,7 +582,7 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, m.keys.Runs.Back) && m.target.DeltaDir != "":
 		m.runs = newRunPicker(m.st, m.target.DeltaDir)
-		m.sess = nil
+		m.replaceSession(nil, false)
 		m.dataGen++
 		return m, m.runs.load()
 	}

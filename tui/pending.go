@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/render"
 )
@@ -112,50 +113,81 @@ func (m Model) pendingKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if p.sel < len(p.items) {
 			it := p.items[p.sel]
 			m.pend = nil
-			switched, err := m.switchRun(p, p.sel)
-			if err != nil {
-				m.setStatus(err.Error(), true)
-				return m, nil
+			if cmd := m.otherRun(p, p.sel, openedMsg{at: it.At}); cmd != nil {
+				return m, cmd
 			}
 			m.tl.selectEvent(it.At)
-			if switched {
-				return m, tea.Batch(m.moved(), m.watch(), m.recompute())
-			}
 			return m, m.moved()
 		}
 	case key.Matches(msg, g.Approve), key.Matches(msg, g.Reject):
 		if p.sel < len(p.items) {
 			it := p.items[p.sel]
 			m.pend = nil
-			switched, err := m.switchRun(p, p.sel)
-			if err != nil {
-				m.setStatus(err.Error(), true)
-				return m, nil
+			approve := key.Matches(msg, g.Approve)
+			if cmd := m.otherRun(p, p.sel, openedMsg{at: it.At, decide: &it, approve: approve}); cmd != nil {
+				return m, cmd
 			}
-			mm, cmd := m.openDialog(key.Matches(msg, g.Approve), &it)
-			if switched {
-				m2 := mm.(Model)
-				return m2, tea.Batch(cmd, m2.requestState(), m2.watch(), m2.recompute())
-			}
-			return mm, cmd
+			return m.openDialog(approve, &it)
 		}
 	}
 	return m, nil
 }
 
-// switchRun opens the run of item i of p when it is another run of the
-// .delta/ directory than the one shown, so that jumps and decisions act on
-// the right journal. It reports whether it switched.
-func (m *Model) switchRun(p *pendingList, i int) (bool, error) {
+// otherRun returns the command that opens the run of item i of p when it
+// is another run of the .delta/ directory than the one shown (so that jumps
+// and decisions act on the right journal), and nil when it is this one.
+func (m *Model) otherRun(p *pendingList, i int, then openedMsg) tea.Cmd {
 	if p.runs == nil || m.sess == nil || m.o.Open == nil || p.runs[i] == filepath.Dir(m.sess.J.Path) {
-		return false, nil
+		return nil
 	}
-	t := app.RunTarget(m.target.DeltaDir, p.runs[i])
-	s, err := m.o.Open(t)
-	if err != nil {
-		return false, err
+	return m.openRun(app.RunTarget(m.target.DeltaDir, p.runs[i]), then)
+}
+
+// openedMsg is sent when a run chosen in the run list or the pending list
+// has been opened and indexed off the UI goroutine. at, when not 0, is the
+// position to select; decide, when not nil, the item whose decision dialog
+// opens next, unless a key was pressed after the request (keySeq): a
+// dialog must never open on a user who has moved on.
+type openedMsg struct {
+	keySeq  int
+	t       journal.Target
+	s       *app.Session
+	err     error
+	at      int
+	decide  *model.Pending
+	approve bool
+}
+
+// openRun opens t in a command; then carries what to do once it is open.
+func (m *Model) openRun(t journal.Target, then openedMsg) tea.Cmd {
+	open := m.o.Open
+	then.keySeq = m.keySeq
+	return func() tea.Msg {
+		then.t = t
+		then.s, then.err = open(t)
+		return then
 	}
-	m.target = t
-	m.setSession(s)
-	return true, nil
+}
+
+// runOpened switches to the run that openRun opened.
+func (m Model) runOpened(msg openedMsg) (tea.Model, tea.Cmd) {
+	if msg.err != nil {
+		m.setStatus(msg.err.Error(), true)
+		return m, nil
+	}
+	m.status = ""
+	m.target = msg.t
+	m.replaceSession(msg.s, true)
+	cmds := []tea.Cmd{m.watch(), m.recompute()}
+	if msg.at > 0 {
+		m.tl.selectEvent(msg.at)
+		cmds = append(cmds, m.moved())
+	} else {
+		cmds = append(cmds, m.requestState())
+	}
+	if msg.decide != nil && msg.keySeq == m.keySeq {
+		mm, cmd := m.openDialog(msg.approve, msg.decide)
+		return mm, tea.Batch(append(cmds, cmd)...)
+	}
+	return m, tea.Batch(cmds...)
 }

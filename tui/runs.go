@@ -132,15 +132,8 @@ func (m Model) runsKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if p.sel >= len(p.runs) || m.o.Open == nil {
 			return m, nil
 		}
-		t := app.RunTarget(p.dir, p.runs[p.sel].Dir)
-		s, err := m.o.Open(t)
-		if err != nil {
-			m.setStatus(err.Error(), true)
-			return m, nil
-		}
-		m.target = t
-		m.setSession(s)
-		return m, tea.Batch(m.requestState(), m.watch())
+		m.setStatus("opening "+p.runs[p.sel].ID+"…", false)
+		return m, m.openRun(app.RunTarget(p.dir, p.runs[p.sel].Dir), openedMsg{})
 	}
 	return m, nil
 }

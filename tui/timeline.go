@@ -237,10 +237,25 @@ func (t *timeline) findKey(key string) bool {
 	return false
 }
 
-func (t *timeline) row(i int) model.Row {
-	if r, ok := t.rows[i]; ok {
-		return r
+// fill describes the visible rows that are not cached yet. It reads their
+// lines from the journal, so the root model calls it from Update, never
+// from View.
+func (t *timeline) fill() {
+	if len(t.rows) > 4096 {
+		t.rows = map[int]model.Row{}
 	}
+	end := min(t.top+t.visibleRows(), t.count())
+	for vi := t.top; vi < end; vi++ {
+		if i := t.at(vi); t.recs[i].Event() {
+			if _, ok := t.rows[i]; !ok {
+				t.rows[i] = t.describe(i)
+			}
+		}
+	}
+}
+
+// describe reads record i and returns its timeline row.
+func (t *timeline) describe(i int) model.Row {
 	rec := t.recs[i]
 	var row model.Row
 	if raw, err := t.sess.Read(rec); err == nil {
@@ -251,10 +266,6 @@ func (t *timeline) row(i int) model.Row {
 	if row.Time.IsZero() {
 		row.Time = rec.Time()
 	}
-	if len(t.rows) > 4096 {
-		t.rows = map[int]model.Row{}
-	}
-	t.rows[i] = row
 	return row
 }
 
@@ -317,7 +328,10 @@ func (t *timeline) view() string {
 			line = fmt.Sprintf("%*s %s", posW, "!", "bad "+rec.Describe())
 			style = t.st.RowBad
 		} else {
-			r := t.row(i)
+			r, ok := t.rows[i]
+			if !ok { // not described yet: what the index knows
+				r = model.Row{Key: rec.Key, Type: rec.Type, Time: rec.Time(), Summary: "…"}
+			}
 			line = fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %s", posW, rec.Pos,
 				keyW, fit(render.Line(firstLine(r.Key, 200)), keyW),
 				timeW, t.timeText(r.Time),
