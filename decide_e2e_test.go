@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewind-tui/rewind/internal/nodetest"
 	"io"
 	"io/fs"
 	"os"
@@ -453,32 +454,11 @@ type dcNodeSummary struct {
 // REWIND_NODE_TESTS=1, and then fails (never skips) if node, npm or the
 // package install is unavailable.
 func TestDecideNodeE2E(t *testing.T) {
-	if os.Getenv("REWIND_NODE_TESTS") != "1" {
-		t.Log("set REWIND_NODE_TESTS=1 to run the end-to-end decision tests against Node proper-lockfile writers")
+	node := nodetest.Node(t, "testdata/node/ds_writer.js")
+	if node == nil {
 		return
 	}
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("REWIND_NODE_TESTS=1 but %s is not on PATH: %v", tool, err)
-		}
-	}
-	script, err := filepath.Abs("testdata/node/ds_writer.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	rewindBin(t)
-	modDir := t.TempDir()
-	start := time.Now()
-	install := exec.Command("npm", "install", "--prefix", modDir, "proper-lockfile@4.1.2", "--no-audit", "--no-fund", "--loglevel=error")
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm install proper-lockfile@4.1.2 failed (no network or registry access?): %v\n%s", err, out)
-	}
-	t.Logf("npm install: %v", time.Since(start).Round(time.Millisecond))
-	node := func(args ...string) *exec.Cmd {
-		cmd := exec.Command("node", append([]string{script}, args...)...)
-		cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(modDir, "node_modules"))
-		return cmd
-	}
 
 	t.Run("Node writers and concurrent deciders", func(t *testing.T) {
 		questions := []string{"Ship the port on Friday?", "Drop the legacy invoices table?", "Which database for the ledger?",
