@@ -217,7 +217,7 @@ func (j *Journal) Event(pos int) (model.Event, error) {
 	if err != nil {
 		return model.Event{}, err
 	}
-	return model.Event{Pos: pos, Line: int(rec.Line), Off: rec.Off, Raw: raw}, nil
+	return model.Event{Pos: pos, Line: int(rec.Line), Off: rec.Off, Raw: raw, Src: j.f}, nil
 }
 
 // Each calls fn for the events at positions from..to (1-based, inclusive)
@@ -259,7 +259,7 @@ func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
 			buf, bufOff = buf[:m], rec.Off
 		}
 		s := rec.Off - bufOff
-		if err := fn(model.Event{Pos: p, Line: int(rec.Line), Off: rec.Off, Raw: buf[s : s+rec.Len]}); err != nil {
+		if err := fn(model.Event{Pos: p, Line: int(rec.Line), Off: rec.Off, Raw: buf[s : s+rec.Len], Src: j.f}); err != nil {
 			return err
 		}
 	}

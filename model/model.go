@@ -9,6 +9,7 @@
 package model
 
 import (
+	"io"
 	"strings"
 	"time"
 )
@@ -26,8 +27,13 @@ type Event struct {
 	Off int64
 	// Raw is the record's bytes: one JSON object, without the line ending.
 	// It is only valid during the call it is passed to; a fold that keeps
-	// text must copy it (or, better, keep Off and re-read on demand).
+	// text must copy it, or better keep a Text (TextOf), which re-reads it
+	// from Src on demand.
 	Raw []byte
+	// Src is the journal file Raw was read from (Raw is Src's bytes at
+	// Off), or nil when the event did not come from a file (tests, a
+	// JSON array journal's reformatted element).
+	Src io.ReaderAt
 }
 
 // Row is what the timeline shows for one event. Every string in it comes
