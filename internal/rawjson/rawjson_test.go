@@ -26,9 +26,9 @@ func TestGetPicksTopLevelMembersOnly(t *testing.T) {
 
 func TestUnquoteFollowsJSONParse(t *testing.T) {
 	for lit, want := range map[string]string{
-		`"plain"`:          "plain",
-		`"a\nb\u00e9"`:     "a\nbé",
-		`"lone \ud800 x"`:  "lone \uFFFD x",
+		`"plain"`:           "plain",
+		`"a\nb\u00e9"`:      "a\nbé",
+		`"lone \ud800 x"`:   "lone \uFFFD x",
 		"\"bad \xff utf8\"": "bad \uFFFD utf8",
 	} {
 		if got, ok := Unquote([]byte(lit)); !ok || got != want {
