@@ -50,7 +50,7 @@ changed old → new), separated by tabs. Exit status 1 when no event changed the
 				}
 				n++
 				rec := recs[evs[h.Pos-1]]
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", h.Pos, render.Line(rec.Key), render.Line(rec.Type), render.Line(effectText(e)))
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", h.Pos, render.Line(s.J.Key(rec)), render.Line(rec.Type()), render.Line(effectText(e)))
 			}
 			if err := w.Flush(); err != nil {
 				return err

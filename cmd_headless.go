@@ -189,7 +189,7 @@ which the jq expression EXPR is true (select(.type == "THOUGHT"),
 			w := bufio.NewWriterSize(stdout, 1<<16)
 			recs, evs := s.J.Index.Records(), s.J.Index.Events()
 			err = s.J.Each(from, to, func(ev model.Event) error {
-				if len(types) > 0 && !slices.Contains(types, recs[evs[ev.Pos-1]].Type) {
+				if len(types) > 0 && !slices.Contains(types, recs[evs[ev.Pos-1]].Type()) {
 					return nil
 				}
 				if q != nil {

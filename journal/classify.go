@@ -18,8 +18,14 @@ import (
 type classifier struct {
 	rd     bytes.Reader
 	dec    *jsontext.Decoder
-	intern map[string]string
+	intern map[string]uint16 // a cache of the process-wide type table
 	keys   []string
+	names  [][]byte // the fast path's top-level names
+
+	seen     map[string]struct{} // name checks of objects with many members
+	seenFold map[string]string
+
+	detail string // why the last line classified is bad (for Index.Detail)
 }
 
 var (
@@ -28,24 +34,27 @@ var (
 )
 
 func newClassifier() *classifier {
-	c := &classifier{intern: map[string]string{}}
+	c := &classifier{intern: map[string]uint16{}}
 	c.dec = jsontext.NewDecoder(&c.rd)
 	return c
 }
 
-func (c *classifier) internStr(s string) string {
+func (c *classifier) internStr(s string) uint16 {
 	if v, ok := c.intern[s]; ok {
 		return v
 	}
-	if len(c.intern) < 1<<16 {
-		c.intern[s] = s
+	id := internType(s)
+	if len(c.intern) < 1<<12 {
+		c.intern[s] = id
 	}
-	return s
+	return id
 }
 
-// classify fills r.Problem, r.Detail, r.Type, r.Key and r.TS from line
-// (the record's bytes without the line ending).
+// classify fills r.Problem, r.Type, r's key and r.TS from line (the
+// record's bytes without the line ending), and c.detail with why a bad
+// line is bad.
 func (c *classifier) classify(line []byte, r *Record) {
+	c.detail = ""
 	if len(bytes.TrimSpace(line)) == 0 {
 		r.Problem = ProblemBlank
 		return
@@ -55,26 +64,28 @@ func (c *classifier) classify(line []byte, r *Record) {
 	}
 	if i := bytes.IndexByte(line, 0); i >= 0 {
 		r.Problem = ProblemNUL
-		r.Detail = fmt.Sprintf("%d NUL bytes, the first at byte %d of the line", bytes.Count(line, []byte{0}), i)
+		c.detail = fmt.Sprintf("%d NUL bytes, the first at byte %d of the line", bytes.Count(line, []byte{0}), i)
 		return
 	}
 	if !utf8.Valid(line) {
 		r.Problem = ProblemInvalidUTF8
-		r.Detail = fmt.Sprintf("first invalid byte at byte %d of the line", firstInvalidUTF8(line))
+		c.detail = fmt.Sprintf("first invalid byte at byte %d of the line", firstInvalidUTF8(line))
 		return
 	}
 	err := c.scan(line, r, strictOpts)
 	if errors.Is(err, jsontext.ErrDuplicateName) {
 		r.Problem = WarnDuplicateKeys
-		r.Type, r.Key, r.TS = "", "", 0
+		r.typ, r.TS = 0, 0
+		r.setKey(0, 0)
 		err = c.scan(line, r, lenientOpts)
 	}
 	if err != nil {
 		if r.Problem != ProblemNotObject {
 			r.Problem = ProblemNotJSON
 		}
-		r.Type, r.Key, r.TS = "", "", 0
-		r.Detail = jsonErrorText(err)
+		r.typ, r.TS = 0, 0
+		r.setKey(0, 0)
+		c.detail = jsonErrorText(err)
 		return
 	}
 	if r.Problem == OK && hasCaseVariants(c.keys) {
@@ -96,7 +107,7 @@ func (c *classifier) scan(line []byte, r *Record, opts []jsontext.Options) error
 		r.Problem = ProblemNotObject
 		return fmt.Errorf("the line holds a JSON %s", kindName(tok.Kind()))
 	}
-	var seq, id string
+	var seq, id [2]int // offset and length of the literal, length 0 when absent
 	for c.dec.PeekKind() != '}' {
 		nt, err := c.dec.ReadToken()
 		if err != nil {
@@ -107,7 +118,20 @@ func (c *classifier) scan(line []byte, r *Record, opts []jsontext.Options) error
 			c.keys = append(c.keys, name)
 		}
 		switch name {
-		case "type", "seq", "id", "timestamp":
+		case "seq", "id":
+			v, err := c.dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			if k := v.Kind(); k == '0' || k == '"' {
+				at := [2]int{int(c.dec.InputOffset()) - len(v), len(v)}
+				if name == "seq" {
+					seq = at
+				} else {
+					id = at
+				}
+			}
+		case "type", "timestamp":
 			if k := c.dec.PeekKind(); k == '{' || k == '[' {
 				if err := c.dec.SkipValue(); err != nil {
 					return err
@@ -121,15 +145,7 @@ func (c *classifier) scan(line []byte, r *Record, opts []jsontext.Options) error
 			switch name {
 			case "type":
 				if vt.Kind() == '"' {
-					r.Type = c.internStr(vt.String())
-				}
-			case "seq":
-				if vt.Kind() == '0' || vt.Kind() == '"' {
-					seq = vt.String()
-				}
-			case "id":
-				if vt.Kind() == '0' || vt.Kind() == '"' {
-					id = vt.String()
+					r.typ = c.internStr(vt.String())
 				}
 			case "timestamp":
 				r.TS = timestampMillis(vt)
@@ -146,10 +162,10 @@ func (c *classifier) scan(line []byte, r *Record, opts []jsontext.Options) error
 	if _, err := c.dec.ReadToken(); err == nil {
 		return errors.New("more than one JSON value on the line")
 	}
-	if seq != "" {
-		r.Key = seq
+	if seq[1] > 0 {
+		r.setKey(seq[0], seq[1])
 	} else {
-		r.Key = id
+		r.setKey(id[0], id[1])
 	}
 	return nil
 }

@@ -2,109 +2,380 @@ package journal
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
 )
 
-// The fast path of the classifier: a line that jsontext validates strictly
-// (well-formed, valid UTF-8, no duplicate names) is an event, and its few
-// index fields are picked by walking the top-level members without
-// decoding anything: strings are skipped with bytes.IndexByte, nested
-// values by counting brackets outside strings. Anything unusual (escapes in
-// a wanted value, a member name with escapes) falls back to the tokenizer.
+// The fast path of the classifier: one pass over the line that validates
+// it as a JSON object (RFC 8259 grammar, UTF-8, escapes) and picks the
+// top-level type, seq/id and timestamp on the way, without building tokens
+// or decoding anything. String bodies, most of a journal's bytes, are
+// skipped eight bytes at a time. Anything it does not accept outright goes
+// to the tokenizer (classify's slow path), which says what is wrong.
 
-// fastClassify handles valid lines and reports whether it did.
+// maxFastDepth is the nesting the fast path follows; deeper lines go to the
+// tokenizer.
+const maxFastDepth = 256
+
+const (
+	lo8   = 0x0101010101010101
+	hi8   = 0x8080808080808080
+	quote = 0x2222222222222222 // '"' in every byte
+	bslash = 0x5c5c5c5c5c5c5c5c // '\\' in every byte
+	ctl8  = 0x2020202020202020 // bytes below this are control characters
+)
+
+// fastClassify handles lines that are valid JSON objects whose top-level
+// names are unique and written without escapes, and reports whether it
+// did. It leaves r untouched when it returns false.
 func (c *classifier) fastClassify(line []byte, r *Record) bool {
-	if !jsontext.Value(line).IsValid() {
+	n := len(line)
+	i := skipWS(line, 0)
+	if i >= n || line[i] != '{' {
 		return false
 	}
-	c.keys = c.keys[:0]
-	var seq, id []byte
-	i := skipWS(line, 0)
-	if i >= len(line) || line[i] != '{' {
-		return false // a valid non-object: the slow path says what it is
-	}
-	i++
-	for {
-		i = skipWS(line, i)
-		if i >= len(line) {
-			return false
-		}
-		if line[i] == '}' {
+	c.names = c.names[:0]
+	var typ, seq, id, ts []byte
+	var seqAt, idAt int
+	i = skipWS(line, i+1)
+	if i < n && line[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= n || line[i] != '"' {
+				return false
+			}
+			end, esc := scanString(line, i)
+			if end < 0 || esc {
+				return false // a name with escapes: the tokenizer compares it
+			}
+			name := line[i+1 : end-1]
+			c.names = append(c.names, name)
+			i = skipWS(line, end)
+			if i >= n || line[i] != ':' {
+				return false
+			}
+			i = skipWS(line, i+1)
+			vs := i
+			if i = scanValue(line, i, 1); i < 0 {
+				return false
+			}
+			switch string(name) {
+			case "type":
+				typ = line[vs:i]
+			case "seq":
+				seq, seqAt = line[vs:i], vs
+			case "id":
+				id, idAt = line[vs:i], vs
+			case "timestamp":
+				ts = line[vs:i]
+			}
+			i = skipWS(line, i)
+			if i >= n {
+				return false
+			}
+			if line[i] == ',' {
+				i = skipWS(line, i+1)
+				continue
+			}
+			if line[i] != '}' {
+				return false
+			}
+			i++
 			break
 		}
-		if line[i] != '"' {
-			return false
-		}
-		end := skipString(line, i)
-		if end < 0 {
-			return false
-		}
-		name := line[i+1 : end-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
-			return false
-		}
-		if len(c.keys) < 64 {
-			c.keys = append(c.keys, string(name))
-		}
-		i = skipWS(line, end)
-		if i >= len(line) || line[i] != ':' {
-			return false
-		}
-		i = skipWS(line, i+1)
-		vEnd := skipValue(line, i)
-		if vEnd < 0 {
-			return false
-		}
-		v := line[i:vEnd]
-		switch string(name) {
-		case "type":
-			if s, ok := simpleString(v); ok {
-				r.Type = c.internBytes(s)
-			} else if len(v) > 0 && v[0] == '"' {
-				return false
-			}
-		case "seq":
-			if isNumber(v) {
-				seq = v
-			} else if s, ok := simpleString(v); ok {
-				seq = s
-			} else if len(v) > 0 && v[0] == '"' {
-				return false
-			}
-		case "id":
-			if isNumber(v) {
-				id = v
-			} else if s, ok := simpleString(v); ok {
-				id = s
-			} else if len(v) > 0 && v[0] == '"' {
-				return false
-			}
-		case "timestamp":
-			if isNumber(v) {
-				r.TS = parseMillis(v)
-			} else if s, ok := simpleString(v); ok {
-				r.TS = isoMillis(s)
-			}
-		}
-		i = skipWS(line, vEnd)
-		if i < len(line) && line[i] == ',' {
-			i++
+	}
+	if skipWS(line, i) != n {
+		return false
+	}
+	dup, folded := c.nameClashes()
+	if dup {
+		return false // the tokenizer reports the duplicate
+	}
+	if typ != nil && typ[0] == '"' {
+		if s, ok := rawjson.Plain(typ); ok {
+			r.typ = c.internBytes(s)
+		} else if s, ok := rawjson.Unquote(typ); ok {
+			r.typ = c.internStr(s)
 		}
 	}
 	switch {
-	case seq != nil:
-		r.Key = string(seq)
-	case id != nil:
-		r.Key = string(id)
+	case seq != nil && (seq[0] == '"' || rawjson.IsNumber(seq)):
+		r.setKey(seqAt, len(seq))
+	case id != nil && (id[0] == '"' || rawjson.IsNumber(id)):
+		r.setKey(idAt, len(id))
 	}
-	if hasCaseVariants(c.keys) {
+	if ts != nil {
+		switch {
+		case rawjson.IsNumber(ts):
+			r.TS = parseMillis(ts)
+		case ts[0] == '"':
+			if s, ok := rawjson.Plain(ts); ok {
+				r.TS = isoMillis(s)
+			} else if s, ok := rawjson.Unquote(ts); ok {
+				r.TS = timestampMillis(jsontext.String(s))
+			}
+		}
+	}
+	if folded {
 		r.Problem = WarnCaseKeys
 	}
 	return true
 }
 
-func (c *classifier) internBytes(b []byte) string {
+// nameClashes reports whether two top-level names are equal, and whether
+// two differ only in case ({"seq":1,"SEQ":9}: Node's JSON.parse and rewind
+// keep them apart, Go's encoding/json v1 would not).
+func (c *classifier) nameClashes() (dup, folded bool) {
+	names := c.names
+	if len(names) > 32 {
+		if c.seen == nil {
+			c.seen, c.seenFold = map[string]struct{}{}, map[string]string{}
+		}
+		clear(c.seen)
+		clear(c.seenFold)
+		for _, n := range names {
+			if _, ok := c.seen[string(n)]; ok {
+				return true, folded
+			}
+			c.seen[string(n)] = struct{}{}
+			k := string(bytes.ToLower(n))
+			if prev, ok := c.seenFold[k]; ok && prev != string(n) {
+				folded = true
+			}
+			c.seenFold[k] = string(n)
+		}
+		return false, folded
+	}
+	for i := range names {
+		for j := i + 1; j < len(names); j++ {
+			if len(names[i]) != len(names[j]) {
+				continue
+			}
+			if bytes.Equal(names[i], names[j]) {
+				return true, folded
+			}
+			if bytes.EqualFold(names[i], names[j]) {
+				folded = true
+			}
+		}
+	}
+	return false, folded
+}
+
+// scanValue validates the JSON value that starts at b[i] (nested depth
+// levels deep) and returns the index just after it, or -1.
+func scanValue(b []byte, i, depth int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '"':
+		end, _ := scanString(b, i)
+		return end
+	case c == '{':
+		if depth >= maxFastDepth {
+			return -1
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return -1
+			}
+			if i, _ = scanString(b, i); i < 0 {
+				return -1
+			}
+			i = skipWS(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			if i = scanValue(b, skipWS(b, i+1), depth+1); i < 0 {
+				return -1
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == '}' {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipWS(b, i+1)
+		}
+	case c == '[':
+		if depth >= maxFastDepth {
+			return -1
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = scanValue(b, i, depth+1); i < 0 {
+				return -1
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == ']' {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipWS(b, i+1)
+		}
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return scanNumber(b, i)
+	}
+	return -1
+}
+
+func literal(b []byte, i int, lit string) int {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit)
+	}
+	return -1
+}
+
+// scanNumber validates -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? at
+// b[i] and returns the index after it, or -1.
+func scanNumber(b []byte, i int) int {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i+1)
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// scanString validates the string that starts at b[i] (a '"') and returns
+// the index just after it (or -1) and whether it holds escapes. It refuses
+// control characters, invalid UTF-8, bad escapes and \u escapes of
+// surrogates (the tokenizer judges those pairs).
+func scanString(b []byte, i int) (end int, esc bool) {
+	j := i + 1
+	for {
+		// Eight bytes at a time while none of them is '"', '\\', a control
+		// character or non-ASCII. The lowest flagged byte is exact.
+		for j+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[j:])
+			q, s := x^quote, x^bslash
+			t := ((q - lo8) | (s - lo8) | (x - ctl8) | x) & hi8
+			if t != 0 {
+				j += bits.TrailingZeros64(t) >> 3
+				break
+			}
+			j += 8
+		}
+		if j >= len(b) {
+			return -1, esc
+		}
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, esc
+		case c == '\\':
+			esc = true
+			if j+1 >= len(b) {
+				return -1, esc
+			}
+			switch b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j += 2
+			case 'u':
+				if j+6 > len(b) {
+					return -1, esc
+				}
+				v := 0
+				for _, h := range b[j+2 : j+6] {
+					d := unhex(h)
+					if d < 0 {
+						return -1, esc
+					}
+					v = v<<4 | d
+				}
+				if v >= 0xD800 && v <= 0xDFFF {
+					return -1, esc
+				}
+				j += 6
+			default:
+				return -1, esc
+			}
+		case c < 0x20:
+			return -1, esc
+		case c >= 0x80:
+			r, size := utf8.DecodeRune(b[j:])
+			if r == utf8.RuneError && size <= 1 {
+				return -1, esc
+			}
+			j += size
+		default:
+			j++ // a false flag above an exact one, or the tail's bytes
+		}
+	}
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func (c *classifier) internBytes(b []byte) uint16 {
 	if v, ok := c.intern[string(b)]; ok { // no allocation for the lookup
 		return v
 	}
@@ -116,81 +387,6 @@ func skipWS(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// skipString returns the index just after the string starting at b[i]
-// (a '"'), or -1.
-func skipString(b []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		j += k
-		// Count the backslashes before the quote: an odd number escapes it.
-		n := 0
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		j++
-		if n%2 == 0 {
-			return j
-		}
-	}
-}
-
-// skipValue returns the index just after the JSON value starting at b[i],
-// or -1. The line is known to be valid JSON.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				e := skipString(b, j)
-				if e < 0 {
-					return -1
-				}
-				j = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n' {
-		j++
-	}
-	return j
-}
-
-// simpleString returns the contents of a JSON string without escapes.
-func simpleString(v []byte) ([]byte, bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return nil, false
-	}
-	s := v[1 : len(v)-1]
-	if bytes.IndexByte(s, '\\') >= 0 {
-		return nil, false
-	}
-	return s, true
-}
-
-func isNumber(v []byte) bool {
-	return len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9'))
 }
 
 // parseMillis reads a JSON number as Unix milliseconds (Durable Stream's

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -26,14 +27,16 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 type Index struct {
 	mu        sync.RWMutex
 	recs      []Record
-	events    []int32 // record index of each event, by Pos-1
-	next      int64   // offset of the first byte not yet consumed
-	line      int32   // lines consumed
-	tailLen   int64   // bytes of the incomplete last line at next
+	events    []int32          // record index of each event, by Pos-1
+	details   map[int64]string // why each bad line is bad, by offset
+	next      int64            // offset of the first byte not yet consumed
+	line      int32            // lines consumed
+	tailLen   int64            // bytes of the incomplete last line at next
 	maxRecord int64
-	cls, cls2 *classifier
-	buf       []byte
+	cls       *classifier
+	workers   []*classifier
 	chunk     int64 // read size; 0 means chunkSize (tests make it tiny)
+	serial    bool  // classify on the scanning goroutine (tests compare)
 }
 
 // NewIndex returns an empty index that skips lines longer than maxRecord
@@ -45,149 +48,208 @@ func NewIndex(maxRecord int64) *Index {
 	return &Index{maxRecord: maxRecord, cls: newClassifier()}
 }
 
+// block is a run of complete lines read by Scan, classified by a worker and
+// committed in file order.
+type block struct {
+	data  []byte // whole lines, each ended by '\n'; nil for a skipped line
+	off   int64  // file offset of data[0]
+	long  Record // the record of a line over the limit, when data is nil
+	recs  []Record
+	bad   []badDetail
+	lines int32
+	done  chan struct{}
+}
+
+// badDetail is why the record at index i of a block is bad.
+type badDetail struct {
+	i    int
+	text string
+}
+
 // Scan reads r from the end of the last complete line consumed up to size
 // and appends a record for each complete line found. It returns the number
-// of records added. Lines are split on one goroutine and classified on as
-// many as there are CPUs (at most two per block). Scan must not be called
-// concurrently with itself.
+// of records added. One goroutine reads blocks of whole lines; up to two
+// workers (one per CPU) classify them, and records are committed in file
+// order as each block is done, so readers see the index grow. Scan must not
+// be called concurrently with itself.
 func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 	ix.mu.RLock()
 	pos, line := ix.next, ix.line
 	ix.mu.RUnlock()
 	if size <= pos {
-		ix.commit(nil, pos, line, 0)
+		ix.commit(nil, nil, pos, line, 0)
 		return 0, nil
 	}
-	// The read buffer grows with the work, up to chunkSize: a small journal
-	// (or a live tail's few new lines) does not cost a 4 MiB buffer.
-	want := min(max(size-pos, 64<<10), chunkSize)
-	if ix.chunk > 0 {
-		want = ix.chunk
+	chunk := ix.chunk
+	if chunk <= 0 {
+		// Small reads for small work: a live tail's few new lines cost
+		// no 4 MiB buffer.
+		chunk = min(max(size-pos, 64<<10), chunkSize)
 	}
-	if int64(len(ix.buf)) < want || (ix.chunk > 0 && int64(len(ix.buf)) != want) {
-		ix.buf = make([]byte, want)
+	workers := min(runtime.GOMAXPROCS(0), 2)
+	if ix.serial || size-pos <= chunk {
+		workers = 0
 	}
-	total := 0
+	for len(ix.workers) < workers {
+		ix.workers = append(ix.workers, newClassifier())
+	}
+
 	var (
-		lineStart = pos   // offset of the current line's first byte
-		carry     []byte  // bytes of the current line read so far
-		skipping  = false // the current line is over the limit
-		readAt    = pos
-		batch     []lineRef
+		total   int
+		jobs    chan *block
+		order   = make(chan *block, 2*workers+1)
+		free    = make(chan []byte, 2*workers+2)
+		wg      sync.WaitGroup
+		commitW sync.WaitGroup
+		scanErr error
+	)
+	if workers > 0 {
+		jobs = make(chan *block, workers)
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(c *classifier) {
+				defer wg.Done()
+				for b := range jobs {
+					ix.classifyBlock(c, b)
+					close(b.done)
+				}
+			}(ix.workers[w])
+		}
+	}
+	// The committer publishes blocks in order and recycles their buffers.
+	commitW.Add(1)
+	go func() {
+		defer commitW.Done()
+		for b := range order {
+			<-b.done
+			l := line
+			for i := range b.recs {
+				b.recs[i].Line += l
+			}
+			line += b.lines
+			next := b.off + int64(len(b.data))
+			if b.data == nil {
+				next = b.long.Off + b.long.Len + 1
+			}
+			ix.reserve(total+len(b.recs), next-pos, size-pos)
+			ix.commit(b.recs, b.bad, next, line, 0)
+			total += len(b.recs)
+			if b.data != nil {
+				select {
+				case free <- b.data[:0]:
+				default:
+				}
+			}
+		}
+	}()
+	send := func(b *block) {
+		b.done = make(chan struct{})
+		order <- b
+		if workers == 0 {
+			ix.classifyBlock(ix.cls, b)
+			close(b.done)
+		} else {
+			jobs <- b
+		}
+	}
+
+	var (
+		readAt = pos
+		carry  []byte // the start of a line whose end is not read yet
+		skip   = int64(-1)
 	)
 	for readAt < size {
-		n := int64(len(ix.buf))
-		if size-readAt < n {
-			n = size - readAt
+		var buf []byte
+		select {
+		case buf = <-free:
+		default:
 		}
-		m, err := r.ReadAt(ix.buf[:n], readAt)
+		want := int(min(chunk, size-readAt))
+		if cap(buf) < len(carry)+want {
+			buf = make([]byte, 0, len(carry)+want)
+		}
+		buf = append(buf[:0], carry...)
+		m, err := r.ReadAt(buf[len(carry):len(carry)+want], readAt)
 		if m == 0 && err != nil {
-			if err == io.EOF {
-				break
+			if err != io.EOF {
+				scanErr = err
 			}
-			ix.commit(nil, lineStart, line, size-lineStart)
-			return total, err
+			break
 		}
-		chunk := ix.buf[:m]
-		base := readAt
+		start := readAt - int64(len(carry))
+		data := buf[:len(carry)+m]
 		readAt += int64(m)
-		batch = batch[:0]
-		for len(chunk) > 0 {
-			i := bytes.IndexByte(chunk, '\n')
-			if i < 0 {
-				if !skipping {
-					if int64(len(carry)+len(chunk)) > ix.maxRecord {
-						skipping, carry = true, nil
-					} else {
-						carry = append(carry, chunk...)
-					}
-				}
-				break
+		if skip >= 0 {
+			// Inside a line over the limit: drop bytes up to its end.
+			k := bytes.IndexByte(data, '\n')
+			if k < 0 {
+				carry = carry[:0]
+				continue
 			}
-			end := base + int64(i) // offset of the '\n'
-			line++
-			switch {
-			case skipping:
-				batch = append(batch, lineRef{off: lineStart, line: line, tooLong: end - lineStart})
-			case len(carry) > 0:
-				body := append(carry, chunk[:i]...)
-				if int64(len(body)) > ix.maxRecord {
-					batch = append(batch, lineRef{off: lineStart, line: line, tooLong: int64(len(body))})
-				} else {
-					batch = append(batch, lineRef{off: lineStart, line: line, body: append([]byte(nil), body...)})
-				}
-			default:
-				if int64(i) > ix.maxRecord {
-					batch = append(batch, lineRef{off: lineStart, line: line, tooLong: int64(i)})
-				} else {
-					batch = append(batch, lineRef{off: lineStart, line: line, body: chunk[:i]})
-				}
-			}
-			chunk = chunk[i+1:]
-			base = end + 1
-			lineStart = end + 1
-			carry, skipping = carry[:0], false
-			if cap(carry) > 4*chunkSize {
-				carry = nil
-			}
+			end := start + int64(k)
+			send(&block{off: skip, long: Record{Off: skip, Len: end - skip, Problem: ProblemTooLong}})
+			data, start, skip = data[k+1:], end+1, -1
 		}
-		// Classify this block's lines before the buffer is read over.
-		recs := ix.classifyBatch(batch)
-		ix.reserve(len(recs), readAt-pos, size-pos)
-		total += len(recs)
-		ix.commit(recs, lineStart, line, readAt-lineStart)
-	}
-	ix.commit(nil, lineStart, line, size-lineStart)
-	return total, nil
-}
-
-// lineRef is one complete line found by Scan, not yet classified.
-type lineRef struct {
-	off     int64
-	line    int32
-	body    []byte // nil when tooLong
-	tooLong int64  // the line's length when it is over the limit
-}
-
-// classifyBatch turns lines into records, on two goroutines for large
-// blocks; the order of the records is the order of the lines.
-func (ix *Index) classifyBatch(batch []lineRef) []Record {
-	if len(batch) == 0 {
-		return nil
-	}
-	workers := runtime.GOMAXPROCS(0)
-	if workers > 2 {
-		workers = 2
-	}
-	if workers < 2 || len(batch) < 64 {
-		return ix.classifyLines(ix.cls, batch, make([]Record, 0, len(batch)))
-	}
-	if ix.cls2 == nil {
-		ix.cls2 = newClassifier()
-	}
-	half := len(batch) / 2
-	var second []Record
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		second = ix.classifyLines(ix.cls2, batch[half:], make([]Record, 0, len(batch)-half))
-	}()
-	first := ix.classifyLines(ix.cls, batch[:half], make([]Record, 0, len(batch)))
-	wg.Wait()
-	return append(first, second...)
-}
-
-func (ix *Index) classifyLines(c *classifier, batch []lineRef, out []Record) []Record {
-	for _, l := range batch {
-		if l.body == nil {
-			out = append(out, Record{Off: l.off, Len: l.tooLong, Line: l.line, Problem: ProblemTooLong,
-				Detail: tooLongDetail(l.tooLong, ix.maxRecord)})
+		k := bytes.LastIndexByte(data, '\n')
+		if k < 0 {
+			if int64(len(data)) > ix.maxRecord {
+				skip, carry = start, carry[:0]
+			} else {
+				carry = append(carry[:0], data...)
+			}
 			continue
 		}
-		out = lineRecords(c, out, l.body, l.off, l.line)
+		carry = append(carry[:0], data[k+1:]...)
+		if int64(len(carry)) > ix.maxRecord {
+			skip, carry = start+int64(k)+1, carry[:0]
+		}
+		send(&block{data: data[:k+1], off: start})
+		if cap(carry) > 4*chunkSize && len(carry) < chunkSize {
+			carry = append([]byte(nil), carry...)
+		}
 	}
-	return out
+	if jobs != nil {
+		close(jobs)
+	}
+	close(order)
+	wg.Wait()
+	commitW.Wait()
+	tail := int64(len(carry))
+	next := readAt - tail
+	if skip >= 0 {
+		tail, next = readAt-skip, skip
+	}
+	ix.commit(nil, nil, next, line, tail)
+	return total, scanErr
+}
+
+// classifyBlock splits a block into lines and classifies each. Record line
+// numbers are relative to the block (the committer adds the base).
+func (ix *Index) classifyBlock(c *classifier, b *block) {
+	if b.data == nil {
+		b.long.Line = 1
+		b.recs, b.lines = []Record{b.long}, 1
+		b.bad = []badDetail{{0, tooLongDetail(b.long.Len, ix.maxRecord)}}
+		return
+	}
+	data := b.data
+	b.recs = make([]Record, 0, max(len(data)/512, 16))
+	var n int32
+	for off := 0; off < len(data); {
+		k := bytes.IndexByte(data[off:], '\n')
+		if k < 0 {
+			break
+		}
+		n++
+		if int64(k) > ix.maxRecord {
+			b.bad = append(b.bad, badDetail{len(b.recs), tooLongDetail(int64(k), ix.maxRecord)})
+			b.recs = append(b.recs, Record{Off: b.off + int64(off), Len: int64(k), Line: n, Problem: ProblemTooLong})
+		} else {
+			b.recs, b.bad = lineRecords(c, b.recs, b.bad, data[off:off+k], b.off+int64(off), n)
+		}
+		off += k + 1
+	}
+	b.lines = n
 }
 
 func tooLongDetail(n, limit int64) string {
@@ -197,7 +259,7 @@ func tooLongDetail(n, limit int64) string {
 // lineRecords classifies one complete line (without its "\n") that starts
 // at off and appends its record(s). A BOM at offset 0 is stripped and noted;
 // a trailing "\r" is not part of the record.
-func lineRecords(cls *classifier, out []Record, body []byte, off int64, line int32) []Record {
+func lineRecords(cls *classifier, out []Record, bad []badDetail, body []byte, off int64, line int32) ([]Record, []badDetail) {
 	warnBOM := false
 	if off == 0 && bytes.HasPrefix(body, bom) {
 		body, off, warnBOM = body[len(bom):], off+int64(len(bom)), true
@@ -211,8 +273,8 @@ func lineRecords(cls *classifier, out []Record, body []byte, off int64, line int
 			n++
 		}
 		if n < len(body) && bytes.IndexByte(body[n:], 0) < 0 {
-			out = append(out, Record{Off: off, Len: int64(n), Line: line, Problem: ProblemNUL,
-				Detail: humanCount(n) + " NUL bytes before a record on the same line"})
+			bad = append(bad, badDetail{len(out), humanCount(n) + " NUL bytes before a record on the same line"})
+			out = append(out, Record{Off: off, Len: int64(n), Line: line, Problem: ProblemNUL})
 			body, off = body[n:], off+int64(n)
 		}
 	}
@@ -221,36 +283,51 @@ func lineRecords(cls *classifier, out []Record, body []byte, off int64, line int
 	if warnBOM && rec.Problem == OK {
 		rec.Problem = WarnBOM
 	}
-	return append(out, rec)
+	if cls.detail != "" {
+		bad = append(bad, badDetail{len(out), cls.detail})
+	}
+	return append(out, rec), bad
 }
 
-// commit publishes added records and the new scan position.
-func (ix *Index) commit(added []Record, next int64, line int32, tail int64) {
+// commit publishes added records, why the bad ones are bad, and the new
+// scan position.
+func (ix *Index) commit(added []Record, bad []badDetail, next int64, line int32, tail int64) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	for i := range added {
-		if !added[i].Problem.Bad() {
-			ix.events = append(ix.events, int32(len(ix.recs)))
-			added[i].Pos = int32(len(ix.events))
+	for _, d := range bad {
+		if ix.details == nil {
+			ix.details = map[int64]string{}
 		}
-		ix.recs = append(ix.recs, added[i])
+		ix.details[added[d.i].Off] = d.text
+	}
+	base := len(ix.recs)
+	ix.recs = append(ix.recs, added...)
+	for i := base; i < len(ix.recs); i++ {
+		if !ix.recs[i].Problem.Bad() {
+			ix.events = append(ix.events, int32(i))
+			ix.recs[i].Pos = int32(len(ix.events))
+		}
 	}
 	ix.next, ix.line, ix.tailLen = next, line, tail
 }
 
-// reserve grows the record slices once to the expected count, estimated
-// from the lines per byte seen so far, so that a large file is not indexed
-// into slices that double (and copy) a dozen times.
+// reserve grows the record slices to the expected count, estimated from
+// the n records found in the first seen bytes of the want bytes being
+// scanned, so that a large file is not indexed into slices that double
+// (and copy) a dozen times.
 func (ix *Index) reserve(n int, seen, want int64) {
 	if n == 0 || seen <= 0 || want <= seen {
 		return
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	expect := len(ix.recs) + int(float64(n)*float64(want-seen)/float64(seen)*1.05) + n
+	expect := len(ix.recs) + int(float64(n)*float64(want-seen)/float64(seen)*1.05) + 64
 	if expect <= cap(ix.recs) || expect > 1<<31 {
 		return
 	}
+	// Estimates creep up as the scan goes: grow by at least a quarter so
+	// that the records are copied a few times, not once per block.
+	expect = max(expect, cap(ix.recs)+cap(ix.recs)/4)
 	recs := make([]Record, len(ix.recs), expect)
 	copy(recs, ix.recs)
 	evs := make([]int32, len(ix.events), expect)
@@ -298,14 +375,39 @@ func (ix *Index) Incomplete() (Record, bool) {
 	if ix.tailLen <= 0 {
 		return Record{}, false
 	}
-	return Record{Off: ix.next, Len: ix.tailLen, Line: ix.line + 1, Problem: ProblemIncomplete,
-		Detail: "no newline at the end of the file yet (a writer may be in the middle of it, or was killed)"}, true
+	return Record{Off: ix.next, Len: ix.tailLen, Line: ix.line + 1, Problem: ProblemIncomplete}, true
+}
+
+// Detail returns a short explanation of why r, one of this index's records
+// (or its Incomplete marker), is a bad line: the JSON error, the size of a
+// skipped line. It is "" for events, and quotes no journal text.
+func (ix *Index) Detail(r Record) string {
+	switch r.Problem {
+	case ProblemIncomplete:
+		return "no newline at the end of the file yet (a writer may be in the middle of it, or was killed)"
+	case OK, ProblemBlank:
+		return ""
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.details[r.Off]
+}
+
+// Describe returns a one-line description of a bad line: its line number,
+// offset, length and reason. It quotes no journal bytes, so it needs no
+// sanitizing.
+func (ix *Index) Describe(r Record) string {
+	s := fmt.Sprintf("line %d, offset %d, %d bytes: %s", r.Line, r.Off, r.Len, r.Problem)
+	if d := ix.Detail(r); d != "" {
+		s += ": " + d
+	}
+	return s
 }
 
 // Reset empties the index, for a journal that was truncated or replaced.
 func (ix *Index) Reset() {
 	ix.mu.Lock()
-	ix.recs, ix.events = nil, nil
+	ix.recs, ix.events, ix.details = nil, nil, nil
 	ix.next, ix.line, ix.tailLen = 0, 0, 0
 	ix.mu.Unlock()
 }

@@ -49,7 +49,8 @@ func TestScanBrokenLines(t *testing.T) {
 		long + "\n" +
 		`{"seq":9,"type":"H","timestamp":"2026-11-21T22:29:47.177Z"}` + "\n" +
 		`{"seq":10,"type":"torn`
-	ix := scanAll(t, []byte(input), 1024, nil)
+	data := []byte(input)
+	ix := scanAll(t, data, 1024, nil)
 	type row struct {
 		line    int32
 		pos     int32
@@ -59,7 +60,7 @@ func TestScanBrokenLines(t *testing.T) {
 	}
 	var got []row
 	for _, r := range ix.Records() {
-		got = append(got, row{r.Line, r.Pos, r.Problem, r.Type, r.Key})
+		got = append(got, row{r.Line, r.Pos, r.Problem, r.Type(), r.KeyIn(data[r.Off : r.Off+r.Len])})
 	}
 	want := []row{
 		{1, 1, WarnBOM, "A", "1"},
@@ -91,8 +92,12 @@ func TestScanBrokenLines(t *testing.T) {
 	}
 	// Detail never quotes journal bytes.
 	for _, r := range ix.Records() {
-		if strings.ContainsAny(r.Detail, "\xff\x00") || strings.Contains(r.Detail, "torn") {
-			t.Errorf("detail quotes the line: %q", r.Detail)
+		d := ix.Detail(r)
+		if r.Problem.Bad() && r.Problem != ProblemBlank && d == "" {
+			t.Errorf("bad line %d has no detail", r.Line)
+		}
+		if strings.ContainsAny(d, "\xff\x00") || strings.Contains(d, "torn") {
+			t.Errorf("detail quotes the line: %q", d)
 		}
 	}
 }
@@ -132,7 +137,7 @@ func TestArrayJournalReadOnly(t *testing.T) {
 		t.Errorf("warning lacks the fix: %s", j.Form().Warning())
 	}
 	recs := j.Index.Records()
-	if len(recs) != 2 || recs[0].Type != "RUN_START" || recs[1].Key != "2" || recs[0].Line != 2 {
+	if len(recs) != 2 || recs[0].Type() != "RUN_START" || j.Key(recs[1]) != "2" || recs[0].Line != 2 {
 		t.Fatalf("records = %+v", recs)
 	}
 	ev, err := j.Event(1)
@@ -204,10 +209,23 @@ func FuzzSplitLines(f *testing.F) {
 		if !reflect.DeepEqual(whole.Records(), pieces.Records()) {
 			t.Fatalf("scanning in pieces of %d gives other records", n)
 		}
-		// Reading in tiny chunks, lines cross every read boundary.
+		// Reading in tiny chunks, lines cross every read boundary, and
+		// blocks are classified by parallel workers.
 		tiny := scanChunked(t, data, max, steps, int64(step%29)+3)
 		if !reflect.DeepEqual(whole.Records(), tiny.Records()) {
 			t.Fatalf("reading %d bytes at a time gives other records", step%29+3)
+		}
+		if !reflect.DeepEqual(whole.details, tiny.details) {
+			t.Fatalf("reading %d bytes at a time gives other details", step%29+3)
+		}
+		// One goroutine, no workers: the same records.
+		serial := NewIndex(max)
+		serial.serial, serial.chunk = true, int64(step%13)+2
+		if _, err := serial.Scan(bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(whole.Records(), serial.Records()) {
+			t.Fatal("the serial scan gives other records than the parallel one")
 		}
 	})
 }

@@ -150,9 +150,8 @@ func (j *Journal) scanArray(size int64) (int, error) {
 	}
 	j.Index.Reset()
 	if size > maxArrayFile {
-		rec := Record{Off: 0, Len: size, Line: 1, Problem: ProblemTooLong,
-			Detail: "JSON array journal of " + HumanBytes(size) + " is too large to read (limit " + HumanBytes(maxArrayFile) + "); " + Fix}
-		j.Index.commit([]Record{rec}, size, 1, 0)
+		rec := Record{Off: 0, Len: size, Line: 1, Problem: ProblemTooLong}
+		j.Index.commit([]Record{rec}, []badDetail{{0, "JSON array journal of " + HumanBytes(size) + " is too large to read (limit " + HumanBytes(maxArrayFile) + "); " + Fix}}, size, 1, 0)
 		return 1, nil
 	}
 	data := make([]byte, size)
@@ -165,10 +164,11 @@ func (j *Journal) scanArray(size int64) (int, error) {
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(data[start:]), lenientOpts...)
 	var recs []Record
+	var bad []badDetail
 	lineAt := func(off int64) int32 { return int32(bytes.Count(data[:off], []byte{'\n'}) + 1) }
 	fail := func(off int64, err error) {
-		recs = append(recs, Record{Off: off, Len: size - off, Line: lineAt(off), Problem: ProblemNotJSON,
-			Detail: "JSON array ends badly: " + jsonErrorText(err)})
+		bad = append(bad, badDetail{len(recs), "JSON array ends badly: " + jsonErrorText(err)})
+		recs = append(recs, Record{Off: off, Len: size - off, Line: lineAt(off), Problem: ProblemNotJSON})
 	}
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
 		fail(start, errors.New("not an array"))
@@ -183,10 +183,13 @@ func (j *Journal) scanArray(size int64) (int, error) {
 			off := end - int64(len(v))
 			rec := Record{Off: off, Len: int64(len(v)), Line: lineAt(off)}
 			j.Index.cls.classify(v, &rec)
+			if j.Index.cls.detail != "" {
+				bad = append(bad, badDetail{len(recs), j.Index.cls.detail})
+			}
 			recs = append(recs, rec)
 		}
 	}
-	j.Index.commit(recs, size, lineAt(size), 0)
+	j.Index.commit(recs, bad, size, lineAt(size), 0)
 	return len(recs), nil
 }
 
@@ -281,3 +284,38 @@ func HumanBytes(n int64) string {
 	}
 	return itoa(n) + " B"
 }
+
+// Key returns r's key (its top-level "seq", else its "id"; see
+// Record.KeyIn), read back from the file: one small ReadAt. It is "" when
+// r has none or the file no longer holds it.
+func (j *Journal) Key(r Record) string {
+	if !r.HasKey() {
+		return ""
+	}
+	lit := make([]byte, r.keyLen)
+	if n, _ := j.f.ReadAt(lit, r.Off+int64(r.keyOff)); n < len(lit) {
+		return ""
+	}
+	return keyText(lit)
+}
+
+// FindKey returns the position of the first event whose key (see
+// Record.KeyIn) is key, reading the file sequentially; 0 when there is
+// none.
+func (j *Journal) FindKey(key string) (int, error) {
+	recs, evs := j.Index.Records(), j.Index.Events()
+	found := 0
+	err := j.Each(1, len(evs), func(ev model.Event) error {
+		if r := recs[evs[ev.Pos-1]]; r.HasKey() && r.KeyIn(ev.Raw) == key {
+			found = ev.Pos
+			return errFound
+		}
+		return nil
+	})
+	if err == errFound {
+		err = nil
+	}
+	return found, err
+}
+
+var errFound = errors.New("found")

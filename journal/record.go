@@ -9,9 +9,13 @@
 package journal
 
 import (
-	"fmt"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
 )
 
 // Problem classifies a line that is not an event, or an event that needed a
@@ -72,7 +76,11 @@ func (p Problem) String() string {
 
 // Record is one line of a journal (or one element of a JSON array journal):
 // where it is, what it is, and the fields the timeline and the index-level
-// searches need. 48 bytes plus the two strings.
+// searches need. 40 bytes and no pointers: the index of a journal costs 40
+// bytes per line plus 4 per event, whatever the size of the lines, and the
+// garbage collector never scans it. The type is an index into a
+// process-wide table; the seq or id is not copied: KeyIn reads it from the
+// record's bytes, Journal.Key from the file.
 type Record struct {
 	// Off is the byte offset of the record's first byte (after a BOM).
 	Off int64
@@ -84,17 +92,55 @@ type Record struct {
 	Line int32
 	// Pos is the 1-based event position, 0 for a bad line.
 	Pos int32
+	// typ is the top-level "type" field's index in the type table.
+	typ uint16
 	// Problem says why the line is bad, or what was lenient about an event.
 	Problem Problem
-	// Type is the top-level "type" field (interned), "" when absent.
-	Type string
-	// Key is the format's own number or name: the top-level "seq" when
-	// present, else the top-level "id"; "" when neither is a scalar.
-	Key string
-	// Detail is a short explanation for bad lines (the JSON error, the
-	// size of a skipped line); empty for events. It quotes no journal text.
-	Detail string
+	// keyLen and keyOff locate the literal of the record's key (its
+	// top-level "seq", else its "id") in the record's bytes; keyLen is 0
+	// when there is none, or when it is longer than 255 bytes or starts
+	// after the first 64 KiB.
+	keyLen uint8
+	keyOff uint16
 }
+
+// setKey records that the key's literal is n bytes at offset off of the
+// record, when it fits the compact form.
+func (r *Record) setKey(off, n int) {
+	if n <= 0 || n > 255 || off < 0 || off > 0xFFFF {
+		r.keyOff, r.keyLen = 0, 0
+		return
+	}
+	r.keyOff, r.keyLen = uint16(off), uint8(n)
+}
+
+// HasKey reports whether the record has a seq or id.
+func (r *Record) HasKey() bool { return r.keyLen > 0 }
+
+// KeyIn returns the record's key, the format's own number or name (the
+// top-level "seq" when present, else the top-level "id"; a string's
+// contents, a number as written), read from raw, the record's bytes. It is
+// "" when the record has none, or when raw is not the record's bytes.
+func (r *Record) KeyIn(raw []byte) string {
+	a, b := int(r.keyOff), int(r.keyOff)+int(r.keyLen)
+	if r.keyLen == 0 || b > len(raw) {
+		return ""
+	}
+	return keyText(raw[a:b])
+}
+
+// keyText is a key literal's text: a number as written, a string's contents.
+func keyText(lit []byte) string {
+	if len(lit) == 0 || lit[0] != '"' {
+		return string(lit)
+	}
+	s, _ := rawjson.Unquote(lit)
+	return s
+}
+
+// Type returns the top-level "type" field, "" when absent (or not a
+// string, or when the process has already seen 65,535 other types).
+func (r *Record) Type() string { return typeName(r.typ) }
 
 // Event reports whether the record is an event (not a bad line).
 func (r *Record) Event() bool { return r.Pos > 0 }
@@ -107,13 +153,44 @@ func (r *Record) Time() time.Time {
 	return time.UnixMilli(r.TS).UTC()
 }
 
-// Describe returns a one-line description of a bad line: its line number,
-// offset, length and reason. It quotes no journal bytes, so it needs no
-// sanitizing.
-func (r *Record) Describe() string {
-	s := fmt.Sprintf("line %d, offset %d, %d bytes: %s", r.Line, r.Off, r.Len, r.Problem)
-	if r.Detail != "" {
-		s += ": " + r.Detail
+// The type table: every distinct "type" string the process has indexed,
+// so that a record holds a 2-byte index instead of a string. Index 0 is
+// "". Names are written once before the count that publishes them, so
+// readers need no lock.
+var types struct {
+	mu    sync.Mutex
+	ids   map[string]uint16
+	n     atomic.Uint32
+	names [1 << 16]string
+}
+
+// internType returns the index of type name s, adding it if there is room.
+func internType(s string) uint16 {
+	if s == "" {
+		return 0
 	}
-	return s
+	types.mu.Lock()
+	defer types.mu.Unlock()
+	if id, ok := types.ids[s]; ok {
+		return id
+	}
+	n := types.n.Load()
+	if n == 0 {
+		n = 1
+		types.ids = map[string]uint16{}
+	}
+	if n >= 1<<16 {
+		return 0
+	}
+	types.names[n] = strings.Clone(s)
+	types.ids[s] = uint16(n)
+	types.n.Store(n + 1)
+	return uint16(n)
+}
+
+func typeName(id uint16) string {
+	if uint32(id) >= types.n.Load() {
+		return ""
+	}
+	return types.names[id]
 }

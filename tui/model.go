@@ -168,11 +168,13 @@ func (m *Model) setSession(s *app.Session) {
 	m.layout()
 }
 
-// sessionAdapter gives the timeline the two calls it needs.
+// sessionAdapter gives the timeline the calls it needs.
 type sessionAdapter struct{ s *app.Session }
 
 func (a sessionAdapter) Read(r journal.Record) ([]byte, error) { return a.s.J.Read(r) }
 func (a sessionAdapter) Describe(ev model.Event) model.Row     { return a.s.F.Describe(ev) }
+func (a sessionAdapter) Bad(r journal.Record) string           { return a.s.J.Index.Describe(r) }
+func (a sessionAdapter) FindKey(key string) (int, error)       { return a.s.J.FindKey(key) }
 
 // Init starts watching the journal and computes the first state.
 func (m Model) Init() tea.Cmd {

@@ -82,6 +82,10 @@ func (t *timeline) selectLast() {
 type sessionView interface {
 	Read(journal.Record) ([]byte, error)
 	Describe(model.Event) model.Row
+	// Bad describes a bad line (Index.Describe).
+	Bad(journal.Record) string
+	// FindKey is the position of the first event with a seq or id.
+	FindKey(key string) (int, error)
 }
 
 func newTimeline(st render.Styles, sv sessionView) timeline {
@@ -212,13 +216,13 @@ func (t *timeline) selectedType() string {
 	if len(t.recs) == 0 {
 		return ""
 	}
-	return t.recs[t.sel].Type
+	return t.recs[t.sel].Type()
 }
 
 // findType moves to the previous (dir<0) or next event of type typ.
 func (t *timeline) findType(typ string, dir int) bool {
 	for i := t.sel + dir; i >= 0 && i < len(t.recs); i += dir {
-		if t.recs[i].Event() && t.recs[i].Type == typ {
+		if t.recs[i].Event() && t.recs[i].Type() == typ {
 			t.selectRecord(i)
 			return true
 		}
@@ -228,8 +232,12 @@ func (t *timeline) findType(typ string, dir int) bool {
 
 // findKey moves to the first event whose own seq or id is key.
 func (t *timeline) findKey(key string) bool {
+	pos, err := t.sess.FindKey(key)
+	if err != nil || pos == 0 {
+		return false
+	}
 	for i := range t.recs {
-		if t.recs[i].Event() && t.recs[i].Key == key {
+		if int(t.recs[i].Pos) == pos {
 			t.selectRecord(i)
 			return true
 		}
@@ -325,12 +333,12 @@ func (t *timeline) view() string {
 		var line string
 		style := t.st.Row
 		if !rec.Event() {
-			line = fmt.Sprintf("%*s %s", posW, "!", "bad "+rec.Describe())
+			line = fmt.Sprintf("%*s %s", posW, "!", "bad "+t.sess.Bad(rec))
 			style = t.st.RowBad
 		} else {
 			r, ok := t.rows[i]
 			if !ok { // not described yet: what the index knows
-				r = model.Row{Key: rec.Key, Type: rec.Type, Time: rec.Time(), Summary: "…"}
+				r = model.Row{Type: rec.Type(), Time: rec.Time(), Summary: "…"}
 			}
 			line = fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %s", posW, rec.Pos,
 				keyW, fit(render.Line(firstLine(r.Key, 200)), keyW),

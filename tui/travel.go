@@ -108,7 +108,7 @@ func visFor(s *app.Session, recs []journal.Record, q *query.Query, hidden map[st
 			vis = append(vis, i) // bad lines are never hidden
 			continue
 		}
-		if hidden[rec.Type] {
+		if hidden[rec.Type()] {
 			continue
 		}
 		var raw []byte
@@ -223,7 +223,7 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 				continue
 			}
 			rec := recs[evs[h.Pos-1]]
-			line := fmt.Sprintf("#%-6d %-20s %s", h.Pos, fit(render.Line(rec.Type), 20), render.Line(effect(e)))
+			line := fmt.Sprintf("#%-6d %-20s %s", h.Pos, fit(render.Line(rec.Type()), 20), render.Line(effect(e)))
 			msg.lines = append(msg.lines, line)
 			msg.pos = append(msg.pos, h.Pos)
 		}

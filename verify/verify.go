@@ -240,11 +240,11 @@ func (c *checker) index() {
 		if r.Problem.Bad() {
 			c.rep.BadLines++
 		}
-		c.addAt(r, Kind(r.Problem), "%s", reason(r))
+		c.addAt(r, Kind(r.Problem), "%s", c.reason(r))
 	}
 	if r, ok := c.s.J.Index.Incomplete(); ok {
 		c.rep.BadLines++
-		msg := reason(&r)
+		msg := c.reason(&r)
 		if held, _, err := lockfile.Check(c.s.J.Path, lockfile.Options{}); err == nil && held {
 			msg += "; a writer holds the journal's lock now, so it may be in the middle of this line: run verify again"
 		}
@@ -252,12 +252,13 @@ func (c *checker) index() {
 	}
 }
 
-// reason is Record.Describe without the position, which Problem carries.
-func reason(r *journal.Record) string {
-	if r.Detail == "" {
+// reason is Index.Describe without the position, which Problem carries.
+func (c *checker) reason(r *journal.Record) string {
+	d := c.s.J.Index.Detail(*r)
+	if d == "" {
 		return r.Problem.String()
 	}
-	return r.Problem.String() + ": " + r.Detail
+	return r.Problem.String() + ": " + d
 }
 
 // formatFiles checks the files next to the journal that its format relies

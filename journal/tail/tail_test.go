@@ -125,7 +125,7 @@ func keys(j *journal.Journal) []string {
 			out = append(out, "bad:"+r.Problem.String())
 			continue
 		}
-		out = append(out, r.Type+"/"+r.Key)
+		out = append(out, r.Type()+"/"+j.Key(r))
 	}
 	return out
 }
