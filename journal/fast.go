@@ -23,11 +23,11 @@ import (
 const maxFastDepth = 256
 
 const (
-	lo8   = 0x0101010101010101
-	hi8   = 0x8080808080808080
-	quote = 0x2222222222222222 // '"' in every byte
+	lo8    = 0x0101010101010101
+	hi8    = 0x8080808080808080
+	quote  = 0x2222222222222222 // '"' in every byte
 	bslash = 0x5c5c5c5c5c5c5c5c // '\\' in every byte
-	ctl8  = 0x2020202020202020 // bytes below this are control characters
+	ctl8   = 0x2020202020202020 // bytes below this are control characters
 )
 
 // fastClassify handles lines that are valid JSON objects whose top-level
