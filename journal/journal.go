@@ -67,6 +67,14 @@ type Journal struct {
 // Open opens path read-only and indexes what it holds now. It fails only
 // when the file cannot be opened or read; broken content becomes records.
 func Open(path string, maxRecord int64) (*Journal, error) {
+	return OpenPrefix(path, maxRecord, 0)
+}
+
+// OpenPrefix is Open indexing only the lines within the first n bytes of a
+// JSONL journal (n <= 0: all of it), so that a large journal can be shown
+// at once and indexed on in steps with UpdateTo. JSON-array and
+// pretty-printed journals are read whole.
+func OpenPrefix(path string, maxRecord, n int64) (*Journal, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -81,7 +89,11 @@ func Open(path string, maxRecord int64) (*Journal, error) {
 		return nil, fmt.Errorf("%s is a directory, not a journal file", path)
 	}
 	j := &Journal{Path: path, f: f, Index: NewIndex(maxRecord)}
-	if _, err := j.Update(); err != nil {
+	size := st.Size()
+	if n > 0 && n < size && detectForm(f, size) == FormJSONL {
+		size = n
+	}
+	if _, err := j.UpdateTo(size); err != nil {
 		f.Close()
 		return nil, err
 	}

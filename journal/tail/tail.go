@@ -94,6 +94,15 @@ type Options struct {
 	// MaxRecord is the longest line indexed as a record, in bytes
 	// (journal.DefaultMaxRecord when <= 0).
 	MaxRecord int64
+	// Initial is how many bytes of an existing journal Follow indexes
+	// before it returns (all of it when <= 0). The rest is indexed in the
+	// background in steps of Step bytes, each reported as an Appended
+	// update with Progress, so that a caller can show a large journal at
+	// once.
+	Initial int64
+	// Step is the most bytes indexed in one go while catching up with a
+	// backlog (DefaultStep, 32 MiB, when <= 0).
+	Step int64
 
 	// noWatch makes the Follower poll only, as when inotify is unavailable
 	// (tests).
@@ -174,7 +183,25 @@ type Update struct {
 	Notice string
 	// Err is the error behind an Error update, nil otherwise.
 	Err error
+	// Progress is set on the Appended updates of a backlog larger than one
+	// step (a large journal opened with Options.Initial, or a burst of
+	// appends); the last one has Done == Total.
+	Progress *Progress
 }
+
+// Progress is how far the Follower is in indexing a backlog.
+type Progress struct {
+	// Done and Total are the bytes of the journal indexed and to index.
+	Done, Total int64
+	// Events is the number of events indexed so far.
+	Events int
+	// Elapsed is the time since the backlog was first seen.
+	Elapsed time.Duration
+}
+
+// DefaultStep is the most bytes a Follower indexes between two updates
+// while catching up with a backlog.
+const DefaultStep = 32 << 20
 
 // phase is what the Follower knows about the file at its path.
 type phase int
@@ -225,6 +252,7 @@ type Follower struct {
 	rotSince bool      // a rotation is pending
 	shrunk   time.Time // when the file was first seen shorter than consumed
 	polling  bool      // notifications unavailable, said once
+	catchUp  time.Time // when the backlog being indexed in steps was seen
 }
 
 type incomplete struct {
@@ -254,6 +282,9 @@ func Follow(ctx context.Context, path string, o Options) (*Follower, error) {
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
 	}
+	if o.Step <= 0 {
+		o.Step = DefaultStep
+	}
 	f := &Follower{
 		path:  path,
 		o:     o,
@@ -277,13 +308,16 @@ func Follow(ctx context.Context, path string, o Options) (*Follower, error) {
 		werr = f.addWatch()
 	}
 
-	j, err := journal.Open(path, o.MaxRecord)
+	j, err := journal.OpenPrefix(path, o.MaxRecord, o.Initial)
 	switch {
 	case err == nil:
 		f.track(j)
 		f.phase = following
 		f.refresh(j)
 		f.checkIncomplete(j, time.Now())
+		if o.Initial > 0 {
+			f.markDirty() // index the rest at once, in steps
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		f.emit(Update{Kind: Waiting, Notice: "waiting for " + f.base + " to be created"})
 	default:
@@ -572,9 +606,28 @@ func (f *Follower) advance(j *journal.Journal, fi fs.FileInfo, atPath bool, now 
 		reset = "journal modified in place: re-read from the start"
 	}
 	added := 0
+	var prog *Progress
 	if reset == "" && size != j.Size() {
-		n, err := j.UpdateTo(size)
+		to := size
+		if size-j.Size() > f.o.Step || !f.catchUp.IsZero() {
+			// A backlog: index one step, report it, and come back at once,
+			// so that updates flow while the rest is read.
+			if f.catchUp.IsZero() {
+				f.catchUp = now
+			}
+			to = min(size, j.Size()+f.o.Step)
+		}
+		n, err := j.UpdateTo(to)
 		added = n
+		if !f.catchUp.IsZero() {
+			_, evs := j.Index.Counts()
+			prog = &Progress{Done: to, Total: size, Events: evs, Elapsed: time.Since(f.catchUp)}
+			if to < size && err == nil {
+				f.wakeAt(now)
+			} else {
+				f.catchUp = time.Time{}
+			}
+		}
 		if err != nil {
 			f.fail(err)
 		}
@@ -594,8 +647,8 @@ func (f *Follower) advance(j *journal.Journal, fi fs.FileInfo, atPath bool, now 
 		}
 		return false
 	}
-	if added > 0 {
-		f.emit(Update{Kind: Appended, J: j, Added: added})
+	if added > 0 || prog != nil {
+		f.emit(Update{Kind: Appended, J: j, Added: added, Progress: prog})
 	}
 	f.checkIncomplete(j, now)
 	return added > 0
@@ -710,6 +763,9 @@ func (f *Follower) emit(u Update) {
 		switch {
 		case u.Kind == Appended && last.J == u.J && (last.Kind == Appended || last.Kind == Reset || last.Kind == Appeared || last.Kind == Rotated):
 			last.Added += u.Added
+			if u.Progress != nil {
+				last.Progress = u.Progress
+			}
 			return
 		case u.Kind == Writing && last.Kind == Writing && last.J == u.J:
 			*last = u

@@ -654,3 +654,38 @@ func TestDirectoryRenamed(t *testing.T) {
 	h.converge("b/n1", "b/n2")
 	t.Logf("append seen after %v; updates:\n%s", time.Since(start), h.log())
 }
+
+// A large journal opened with Initial shows its first lines at once and
+// is indexed on in steps, reported with their progress (updates the reader
+// has not taken yet are merged), to the same records a whole Open gives;
+// appends during the catch-up are not lost.
+func TestInitialThenCatchUpInSteps(t *testing.T) {
+	s, ks := lines("a", "k", 3000)
+	p := journalPath(t, s)
+	h := follow(t, p, Options{Initial: 4096, Step: 16 << 10})
+	first := keys(h.f.Journal())
+	if len(first) == 0 || len(first) >= len(ks) || !reflect.DeepEqual(first, ks[:len(first)]) {
+		t.Fatalf("Follow returned with %d of %d records; want a prefix", len(first), len(ks))
+	}
+	appendTo(t, p, line("b", "late"))
+	h.converge(append(ks, "b/late")...)
+	var progs []*Progress
+	for _, u := range h.saw(Appended) {
+		if u.Progress != nil {
+			progs = append(progs, u.Progress)
+		}
+	}
+	if len(progs) == 0 {
+		t.Fatalf("no progress reported; updates:\n%s", h.log())
+	}
+	for i := 1; i < len(progs); i++ {
+		if progs[i].Done < progs[i-1].Done || progs[i].Events < progs[i-1].Events {
+			t.Fatalf("progress went backwards: %+v then %+v", progs[i-1], progs[i])
+		}
+	}
+	last := progs[len(progs)-1]
+	if last.Done != last.Total || last.Events != len(ks) && last.Events != len(ks)+1 {
+		t.Fatalf("last progress %+v, want done with %d events", last, len(ks))
+	}
+	noKind(t, h, Reset, Error)
+}
