@@ -46,6 +46,11 @@ func runTUI(ctx context.Context, g *globalFlags, path string, o tuiOptions) erro
 	return runTUITarget(ctx, g, t, o)
 }
 
+// initialIndex is how much of a journal the TUI indexes before its first
+// screen: a few milliseconds of indexing, and a fold of its events that
+// fits the first frame.
+const initialIndex = 4 << 20
+
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
@@ -58,7 +63,9 @@ func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOp
 	var sess *app.Session
 	var updates <-chan tail.Update
 	if t.Journal != "" {
-		f, err := tail.Follow(ctx, t.Journal, tail.Options{MaxRecord: g.maxRecord})
+		// Index the first few MiB before the first screen and the rest in
+		// the background, with a progress bar: a 1 GB journal opens at once.
+		f, err := tail.Follow(ctx, t.Journal, tail.Options{MaxRecord: g.maxRecord, Initial: initialIndex})
 		if err != nil {
 			return usageErr("%s", describeOpenError(t.Journal, err))
 		}

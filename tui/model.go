@@ -17,6 +17,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
@@ -98,6 +99,10 @@ type Model struct {
 	follow    bool
 	newCount  int
 	pending   []model.Pending
+	// indexing is the progress of a backlog being indexed in the
+	// background, nil when the index is complete; bar draws it.
+	indexing *tail.Progress
+	bar      progress.Model
 	status    string
 	statusBad bool
 	notice    string
@@ -127,6 +132,7 @@ func New(target journal.Target, sess *app.Session, o Options) Model {
 	m := Model{
 		o: o, keys: o.Keys, st: st, md: render.NewMarkdown(o.Dark), target: target,
 		tr: newTree(st), proj: viewport.New(), help: help.New(), follow: true,
+		bar: progress.New(progress.WithWidth(24), progress.WithDefaultBlend()),
 	}
 	m.help.Styles = help.DefaultStyles(o.Dark)
 	if sess != nil {
@@ -211,6 +217,9 @@ type grewMsg struct {
 	pending   []model.Pending
 	err       error
 	fromWatch bool
+	// progress is the follower's progress in indexing a backlog (a large
+	// journal opened in the background); nil for plain growth.
+	progress *tail.Progress
 }
 
 // requestState asks for the state of the selected position.
@@ -301,7 +310,9 @@ func (m *Model) watch() tea.Cmd {
 				}
 				break
 			}
-			if msg.newJ == nil && j != nil {
+			// While a backlog is indexed, the fold to its end waits for the
+			// last step: progress must not queue behind it.
+			if msg.newJ == nil && j != nil && (msg.progress == nil || msg.progress.Done >= msg.progress.Total) {
 				finish(&msg, j, r)
 			}
 			return msg
@@ -323,6 +334,9 @@ func collect(msg *grewMsg, u tail.Update, cur *journal.Journal) {
 	}
 	if u.Err != nil {
 		msg.err = u.Err
+	}
+	if u.Progress != nil {
+		msg.progress = u.Progress
 	}
 	switch u.Kind {
 	case tail.Appended:
@@ -508,15 +522,27 @@ func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
 		m.setSession(m.sess)
 		return m, tea.Batch(m.requestState(), m.watch())
 	}
-	m.pending = msg.pending
+	indexing := msg.progress != nil && msg.progress.Done < msg.progress.Total
+	if msg.progress != nil {
+		m.indexing = msg.progress
+		if !indexing {
+			m.indexing = nil
+		}
+	}
+	if !indexing {
+		m.pending = msg.pending
+	}
 	cmds = append(cmds, m.checkWriting())
-	if msg.added > 0 || msg.reset {
-		wasEnd := m.follow
+	if msg.added > 0 || msg.reset || (msg.progress != nil && !indexing) {
+		// While a backlog is indexed the cursor stays where it is (the
+		// user scrubs what is indexed); following resumes at its end.
+		wasEnd := m.follow && !indexing
 		m.tl.setRecords(m.sess.J.Index.Records(), m.sess.J.Index.Events(), msg.reset)
 		if m.tv.filtering {
 			cmds = append(cmds, m.requestVis())
 		}
 		if wasEnd {
+			m.newCount = 0
 			m.tl.selectLast()
 			cmds = append(cmds, m.requestState())
 		} else {
@@ -860,6 +886,9 @@ func (m Model) statusLine() string {
 		return m.st.Dim.Render(render.Truncate("Pick a run: ↑/↓ and enter; q quits", m.w))
 	}
 	var parts []string
+	if p := m.indexing; p != nil {
+		parts = append(parts, m.indexingStatus(p))
+	}
 	parts = append(parts, fmt.Sprintf("%d/%d", m.tl.pos(), len(m.tl.evs)))
 	if m.follow {
 		parts = append(parts, m.st.Follow.Render("● following"))
@@ -884,6 +913,35 @@ func (m Model) statusLine() string {
 		parts = append(parts, m.st.StatusWarn.Render(render.Line(m.notice)))
 	}
 	return render.Truncate(strings.Join(parts, "  "), m.w)
+}
+
+// indexingStatus is the status line's progress bar for a journal indexed
+// in the background: share done, bytes, and rates in bytes and events per
+// second.
+func (m Model) indexingStatus(p *tail.Progress) string {
+	frac := 0.0
+	if p.Total > 0 {
+		frac = float64(p.Done) / float64(p.Total)
+	}
+	rate := ""
+	if secs := p.Elapsed.Seconds(); secs > 0.01 {
+		rate = fmt.Sprintf(" · %s/s · %s events/s", journal.HumanBytes(int64(float64(p.Done)/secs)), humanCount(float64(p.Events)/secs))
+	}
+	return m.st.StatusInfo.Render("indexing ") + m.bar.ViewAs(frac) +
+		m.st.Dim.Render(fmt.Sprintf(" %s of %s%s", journal.HumanBytes(p.Done), journal.HumanBytes(p.Total), rate))
+}
+
+// humanCount formats a count as 950, 12.3k or 4.1M.
+func humanCount(n float64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.1fM", n/1e6)
+	case n >= 1e4:
+		return fmt.Sprintf("%.0fk", n/1e3)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1fk", n/1e3)
+	}
+	return fmt.Sprintf("%.0f", n)
 }
 
 func (m Model) helpLine() string {
