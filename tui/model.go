@@ -92,17 +92,17 @@ type Model struct {
 	pend     *pendingList
 	dialog   *decisionDialog
 
-	gen       int // generation of state requests
-	shownPos  int // position whose state is shown
-	shownGen  int
-	doc       int
-	follow    bool
-	newCount  int
-	pending   []model.Pending
+	gen      int // generation of state requests
+	shownPos int // position whose state is shown
+	shownGen int
+	doc      int
+	follow   bool
+	newCount int
+	pending  []model.Pending
 	// indexing is the progress of a backlog being indexed in the
 	// background, nil when the index is complete; bar draws it.
-	indexing *tail.Progress
-	bar      progress.Model
+	indexing  *tail.Progress
+	bar       progress.Model
 	status    string
 	statusBad bool
 	notice    string
