@@ -845,6 +845,10 @@ func (m Model) panes() string {
 	title := fmt.Sprintf("Timeline · %s · %s · %d events", m.sess.F.Name(), name, len(m.tl.evs))
 	top := m.box(title, m.tl.view(), m.w, topH, m.focus == focusTimeline)
 	stTitle := fmt.Sprintf("State after #%d", m.shownPos)
+	if cur := m.tl.pos(); cur != m.shownPos {
+		// A long fold (a jump across a large journal) is under way.
+		stTitle += fmt.Sprintf(" · folding to #%d…", cur)
+	}
 	left := m.box(stTitle, m.tr.view(m.focus == focusState), leftW, botH, m.focus == focusState)
 	docs := m.sess.F.Docs()
 	prTitle := "Projection · " + docs[m.doc%len(docs)]
