@@ -3,6 +3,7 @@ package tail
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/model/durablestream"
 	"github.com/rewind-tui/rewind/model/generic"
 	"github.com/rewind-tui/rewind/replay"
 )
@@ -34,19 +36,32 @@ func BenchmarkAppendToApplied(b *testing.B) {
 	}
 }
 
+// REWIND_TAIL_BASE names a Durable Stream journal (a generated 1 GB one,
+// say) that the benchmark copies and appends to, folding through the
+// Durable Stream fold: the latency on a large journal rather than an empty
+// one.
 func benchAppend(b *testing.B, stateAt bool) {
 	p := filepath.Join(b.TempDir(), "durable_stream.jsonl")
-	if err := os.WriteFile(p, nil, 0o644); err != nil {
+	var f model.Format = generic.Format
+	if base := os.Getenv("REWIND_TAIL_BASE"); base != "" {
+		copyFile(b, base, p)
+		f = durablestream.Format
+	} else if err := os.WriteFile(p, nil, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	f, err := Follow(context.Background(), p, Options{})
+	fl, err := Follow(context.Background(), p, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
-	j := f.Journal()
-	r := replay.New(j, generic.Format)
-	state, at := r.F.Init(), 0
+	defer fl.Close()
+	j := fl.Journal()
+	r := replay.New(j, f)
+	base := r.Events()
+	state, err := r.StateAt(base) // keyframes and the live tip, as the TUI has them
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := base
 	fold := func(ev model.Event) error { state = r.F.Apply(state, ev); return nil }
 	fd, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -65,11 +80,11 @@ func benchAppend(b *testing.B, stateAt bool) {
 			b.Fatal(err)
 		}
 		for {
-			u := <-f.Updates()
+			u := <-fl.Updates()
 			if u.J != j {
 				b.Fatalf("unexpected %s update: %s", u.Kind, u.Notice)
 			}
-			if _, n := j.Index.Counts(); n == i+1 {
+			if _, n := j.Index.Counts(); n == base+i+1 {
 				break
 			}
 		}
@@ -99,4 +114,23 @@ func benchAppend(b *testing.B, stateAt bool) {
 	b.ReportMetric(pct(0.50), "p50-µs")
 	b.ReportMetric(pct(0.99), "p99-µs")
 	b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds())/1e3, "max-µs")
+	b.ReportMetric(float64(base), "base-events")
+}
+
+func copyFile(b *testing.B, from, to string) {
+	in, err := os.Open(from)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		b.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		b.Fatal(err)
+	}
 }
