@@ -124,6 +124,19 @@ type Format interface {
 	Describe(ev Event) Row
 }
 
+// LogDocs is implemented by formats whose projection documents include a
+// log that grows at its end (Delta Engine's CONVERSATION): a pane that has
+// room for part of a long document shows its end rather than its start.
+type LogDocs interface {
+	LogDoc(doc string) bool
+}
+
+// IsLogDoc reports whether f says doc grows at its end (see LogDocs).
+func IsLogDoc(f Format, doc string) bool {
+	l, ok := f.(LogDocs)
+	return ok && l.LogDoc(doc)
+}
+
 // Format names, as "format" in the state JSON and as --format values.
 const (
 	DeltaEngine   = "delta-engine"

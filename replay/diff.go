@@ -71,8 +71,11 @@ func diff(p Path, a, b any, out *[]Change) {
 		if !ok {
 			break
 		}
+		// Objects with many members (actions by id, counts by type) are
+		// looked up through a map: Object.Get is a linear scan.
+		getX, hasY := lookup(x), lookup(y)
 		for _, f := range y {
-			old, had := x.Get(f.Key)
+			old, had := getX(f.Key)
 			if !had {
 				*out = append(*out, Change{Path: with(p, f.Key), Op: Added, New: f.Value})
 				continue
@@ -80,7 +83,7 @@ func diff(p Path, a, b any, out *[]Change) {
 			diff(with(p, f.Key), old, f.Value, out)
 		}
 		for _, f := range x {
-			if _, has := y.Get(f.Key); !has {
+			if _, has := hasY(f.Key); !has {
 				*out = append(*out, Change{Path: with(p, f.Key), Op: Removed, Old: f.Value})
 			}
 		}
@@ -104,6 +107,26 @@ func diff(p Path, a, b any, out *[]Change) {
 	}
 	if !scalarEqual(a, b) {
 		*out = append(*out, Change{Path: append(Path(nil), p...), Op: Changed, Old: a, New: b})
+	}
+}
+
+// lookup returns o.Get, through a map when o is large.
+func lookup(o model.Object) func(string) (any, bool) {
+	if len(o) <= 16 {
+		return o.Get
+	}
+	idx := make(map[string]int, len(o))
+	for i, f := range o {
+		if _, dup := idx[f.Key]; !dup {
+			idx[f.Key] = i
+		}
+	}
+	return func(k string) (any, bool) {
+		i, ok := idx[k]
+		if !ok {
+			return nil, false
+		}
+		return o[i].Value, true
 	}
 }
 

@@ -92,13 +92,16 @@ type Model struct {
 	pend     *pendingList
 	dialog   *decisionDialog
 
-	gen      int // generation of state requests
-	shownPos int // position whose state is shown
-	shownGen int
-	doc      int
-	follow   bool
-	newCount int
-	pending  []model.Pending
+	gen int // generation of state requests
+	// stateBusy is set while a state request runs; stateQueued when
+	// another was asked for meanwhile.
+	stateBusy, stateQueued bool
+	shownPos               int // position whose state is shown
+	shownGen               int
+	doc                    int
+	follow                 bool
+	newCount               int
+	pending                []model.Pending
 	// indexing is the progress of a backlog being indexed in the
 	// background, nil when the index is complete; bar draws it.
 	indexing  *tail.Progress
@@ -222,12 +225,20 @@ type grewMsg struct {
 	progress *tail.Progress
 }
 
-// requestState asks for the state of the selected position.
+// requestState asks for the state of the selected position. One request
+// runs at a time: asking while one runs (a held j key) only remembers to
+// ask again for wherever the cursor is when it is done, so work never piles
+// up behind the keyboard.
 func (m *Model) requestState() tea.Cmd {
 	if m.sess == nil {
 		return nil
 	}
 	m.gen++
+	if m.stateBusy {
+		m.stateQueued = true
+		return nil
+	}
+	m.stateBusy = true
 	gen, dg, pos := m.gen, m.dataGen, m.tl.pos()
 	r, f := m.sess.R, m.sess.F
 	docs := f.Docs()
@@ -249,7 +260,7 @@ func (m *Model) requestState() tea.Cmd {
 				changed = replay.ChangedPaths(pobj, obj)
 			}
 		}
-		text := answeredNote(sess, s) + f.Render(s, doc)
+		text := fitDoc(answeredNote(sess, s)+f.Render(s, doc), maxPaneDoc, model.IsLogDoc(f, doc))
 		out, err := md.Render(render.Text(text), width)
 		if err != nil {
 			out = render.Plain(text)
@@ -260,6 +271,40 @@ func (m *Model) requestState() tea.Cmd {
 		}
 		return stateMsg{gen: gen, dataGen: dg, pos: pos, obj: obj, changed: changed, md: out, bp: hit}
 	}
+}
+
+// maxPaneDoc is the most Markdown the projection pane renders at each
+// cursor move: glamour takes ~0.3 s per MiB, far over a frame, and a pane
+// shows a few screens of it. `rewind render` prints a projection whole.
+const maxPaneDoc = 48 << 10
+
+// fitDoc cuts a long Markdown document to about max bytes for the pane: its
+// end for a log that grows at its end (tail), else its start, cut before a
+// heading when one is near the cut (else at a line end), with a note of
+// what was left out and how to see it.
+func fitDoc(doc string, max int, tail bool) string {
+	if len(doc) <= max {
+		return doc
+	}
+	if tail {
+		cut := len(doc) - max
+		i := strings.Index(doc[cut:], "\n#")
+		if i < 0 || i > max/2 {
+			i = strings.IndexByte(doc[cut:], '\n')
+		}
+		if i >= 0 {
+			cut += i + 1
+		}
+		return fmt.Sprintf("*… %s earlier in this projection, not shown here (`rewind render` prints it whole).*\n\n", journal.HumanBytes(int64(cut))) + doc[cut:]
+	}
+	cut := strings.LastIndex(doc[:max], "\n#")
+	if cut < max/2 {
+		cut = strings.LastIndexByte(doc[:max], '\n')
+	}
+	if cut <= 0 {
+		cut = max
+	}
+	return doc[:cut] + fmt.Sprintf("\n\n*… %s more of this projection, not shown here (`rewind render` prints it whole).*\n", journal.HumanBytes(int64(len(doc)-cut)))
 }
 
 // answeredNote returns a Markdown block for a Delta Engine question that
@@ -424,6 +469,13 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, m.requestState()
 	case stateMsg:
+		m.stateBusy = false
+		if m.stateQueued {
+			m.stateQueued = false
+			if msg.gen != m.gen || msg.dataGen != m.dataGen {
+				return m, m.requestState()
+			}
+		}
 		if msg.gen != m.gen || msg.dataGen != m.dataGen {
 			return m, nil
 		}
