@@ -106,6 +106,7 @@ type Model struct {
 	// background, nil when the index is complete; bar draws it.
 	indexing  *tail.Progress
 	bar       progress.Model
+	secs      *sectionRenderer // the projection pane's renderer
 	status    string
 	statusBad bool
 	notice    string
@@ -137,6 +138,7 @@ func New(target journal.Target, sess *app.Session, o Options) Model {
 		tr: newTree(st), proj: viewport.New(), help: help.New(), follow: true,
 		bar: progress.New(progress.WithWidth(24), progress.WithDefaultBlend()),
 	}
+	m.secs = newSectionRenderer(m.md)
 	m.help.Styles = help.DefaultStyles(o.Dark)
 	if sess != nil {
 		m.setSession(sess)
@@ -244,7 +246,7 @@ func (m *Model) requestState() tea.Cmd {
 	docs := f.Docs()
 	doc := docs[m.doc%len(docs)]
 	width := m.proj.Width()
-	md := m.md
+	secs := m.secs
 	bp := m.tv.bp
 	sess := m.sess
 	return func() tea.Msg {
@@ -261,7 +263,7 @@ func (m *Model) requestState() tea.Cmd {
 			}
 		}
 		text := fitDoc(answeredNote(sess, s)+f.Render(s, doc), maxPaneDoc, model.IsLogDoc(f, doc))
-		out, err := md.Render(render.Text(text), width)
+		out, err := secs.Render(render.Text(text), width)
 		if err != nil {
 			out = render.Plain(text)
 		}
