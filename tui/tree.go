@@ -20,6 +20,7 @@ type treeLine struct {
 	value    any
 	children int // >0 for a non-empty container
 	open     bool
+	gap      int // >0: a line standing for this many list items not shown
 }
 
 // tree is the state pane: the state after the selected event as a foldable
@@ -105,10 +106,45 @@ func (t *tree) walk(depth int, p replay.Path, key string, v any) {
 			t.walk(depth+1, append(p[:len(p):len(p)], f.Key), render.Line(f.Key), f.Value)
 		}
 	case []any:
+		// A long list (a conversation's messages, a log of decisions) shows
+		// its first and last items, and any that changed, with a line
+		// saying how many are left out: its end is where it grows.
+		gap := -1
 		for i, e := range x {
+			if len(x) > listHead+listTail && i >= listHead && i < len(x)-listTail && !t.changedItem(ps, p, i) {
+				if gap < 0 {
+					gap = i
+				}
+				continue
+			}
+			if gap >= 0 {
+				t.gapLine(depth+1, i-gap)
+				gap = -1
+			}
 			t.walk(depth+1, append(p[:len(p):len(p)], i), "["+strconv.Itoa(i)+"]", e)
 		}
 	}
+}
+
+// listHead and listTail are the items a long list shows at its start and
+// at its end.
+const (
+	listHead = 20
+	listTail = 200
+)
+
+// changedItem reports whether item i of the list at path ps (p) changed.
+func (t *tree) changedItem(ps string, p replay.Path, i int) bool {
+	if len(t.changed) == 0 {
+		return false
+	}
+	_, ok := t.changed[append(p[:len(p):len(p)], i).String()]
+	return ok
+}
+
+// gapLine stands for n list items that are not shown.
+func (t *tree) gapLine(depth, n int) {
+	t.lines = append(t.lines, treeLine{depth: depth, gap: n})
 }
 
 func (t *tree) clamp() {
@@ -231,6 +267,14 @@ func (t *tree) view(focused bool) string {
 			if l.open {
 				marker = "▾ "
 			}
+		}
+		if l.gap > 0 {
+			line := render.Truncate(strings.Repeat("  ", l.depth-1)+t.st.Dim.Render(fmt.Sprintf("  … %d items not shown (rewind state prints them all)", l.gap)), t.w)
+			if focused && i == t.cursor {
+				line = t.st.TreeCursor.Render(render.PadRight(line, t.w))
+			}
+			out = append(out, line)
+			continue
 		}
 		var val string
 		switch {

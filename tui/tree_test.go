@@ -1,0 +1,40 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/render"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+// A list of a thousand messages shows its first and last items and the one
+// that changed in the middle, with lines counting what is left out, so the
+// state pane stays small and shows where a log grows.
+func TestTreeShowsEndsOfLongLists(t *testing.T) {
+	items := make([]any, 1000)
+	for i := range items {
+		items[i] = model.Object{{Key: "role", Value: "tool"}}
+	}
+	root := model.Object{{Key: "messages", Value: items}}
+	tr := newTree(render.NewStyles(true))
+	tr.setSize(80, 2000)
+	tr.setState(root, replay.ChangedPaths(model.Object{}, model.Object{}))
+	tr.changed = map[string]replay.Op{".messages": replay.Changed, ".messages[500]": replay.Changed, ".messages[999]": replay.Added}
+	tr.rebuild()
+	view := ansi.Strip(tr.view(false))
+	for _, want := range []string{"[0]", "[19]", "… 480 items not shown", "[500]", "… 299 items not shown", "[800]", "+ [999]"} {
+		if !strings.Contains(view, want) {
+			t.Fatalf("tree lacks %q:\n%s", want, view)
+		}
+	}
+	if strings.Contains(view, "[20]") || strings.Contains(view, "[799]") {
+		t.Fatalf("tree shows items it should leave out:\n%s", view)
+	}
+	if n := len(tr.lines); n > listHead+listTail+8 {
+		t.Fatalf("%d tree lines for a 1000-item list", n)
+	}
+}
