@@ -58,6 +58,7 @@ type block struct {
 	bad   []badDetail
 	lines int32
 	done  chan struct{}
+	spare chan []Record // reusable record buffers, so blocks make no garbage
 }
 
 // badDetail is why the record at index i of a block is bad.
@@ -93,12 +94,19 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 	for len(ix.workers) < workers {
 		ix.workers = append(ix.workers, newClassifier())
 	}
+	if size-pos >= 64<<20 {
+		// A large scan: size the index once from a sample of the lines
+		// spread over the bytes to read, instead of growing (and copying)
+		// it as blocks come in.
+		ix.reserve(sampleLines(r, pos, size), size-pos, 2*(size-pos))
+	}
 
 	var (
 		total   int
 		jobs    chan *block
 		order   = make(chan *block, 2*workers+1)
 		free    = make(chan []byte, 2*workers+2)
+		spare   = make(chan []Record, 2*workers+2) // record buffers back from the committer
 		wg      sync.WaitGroup
 		commitW sync.WaitGroup
 		scanErr error
@@ -110,6 +118,7 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 			go func(c *classifier) {
 				defer wg.Done()
 				for b := range jobs {
+					b.spare = spare
 					ix.classifyBlock(c, b)
 					close(b.done)
 				}
@@ -139,6 +148,10 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 				case free <- b.data[:0]:
 				default:
 				}
+				select {
+				case spare <- b.recs[:0]:
+				default:
+				}
 			}
 		}
 	}()
@@ -146,6 +159,7 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 		b.done = make(chan struct{})
 		order <- b
 		if workers == 0 {
+			b.spare = spare
 			ix.classifyBlock(ix.cls, b)
 			close(b.done)
 		} else {
@@ -164,7 +178,12 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 		case buf = <-free:
 		default:
 		}
+		// Read so that carry and new bytes fill one chunk-sized buffer,
+		// which comes back for reuse once its block is committed.
 		want := int(min(chunk, size-readAt))
+		if room := int(chunk) - len(carry); room >= int(chunk)/2 {
+			want = int(min(int64(room), size-readAt))
+		}
 		if cap(buf) < len(carry)+want {
 			buf = make([]byte, 0, len(carry)+want)
 		}
@@ -233,7 +252,11 @@ func (ix *Index) classifyBlock(c *classifier, b *block) {
 		return
 	}
 	data := b.data
-	b.recs = make([]Record, 0, max(len(data)/512, 16))
+	select {
+	case b.recs = <-b.spare:
+	default:
+		b.recs = make([]Record, 0, max(len(data)/512, 16))
+	}
 	var n int32
 	for off := 0; off < len(data); {
 		k := bytes.IndexByte(data[off:], '\n')
@@ -321,13 +344,13 @@ func (ix *Index) reserve(n int, seen, want int64) {
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	expect := len(ix.recs) + int(float64(n)*float64(want-seen)/float64(seen)*1.05) + 64
+	expect := len(ix.recs) + int(float64(n)*float64(want-seen)/float64(seen)*1.08) + 64
 	if expect <= cap(ix.recs) || expect > 1<<31 {
 		return
 	}
-	// Estimates creep up as the scan goes: grow by at least a quarter so
+	// Estimates creep up as the scan goes: grow by at least an eighth so
 	// that the records are copied a few times, not once per block.
-	expect = max(expect, cap(ix.recs)+cap(ix.recs)/4)
+	expect = max(expect, cap(ix.recs)+cap(ix.recs)/8)
 	recs := make([]Record, len(ix.recs), expect)
 	copy(recs, ix.recs)
 	evs := make([]int32, len(ix.events), expect)
@@ -414,4 +437,22 @@ func (ix *Index) Reset() {
 
 func humanCount(n int) string {
 	return itoa(int64(n))
+}
+
+// sampleLines estimates how many lines the bytes pos..size of r hold, from
+// sixteen 256 KiB samples spread over them.
+func sampleLines(r io.ReaderAt, pos, size int64) int {
+	const n, each = 16, 256 << 10
+	buf := make([]byte, each)
+	var lines, bytesRead int64
+	for i := int64(0); i < n; i++ {
+		at := pos + (size-pos-each)*i/(n-1)
+		m, _ := r.ReadAt(buf, max(at, pos))
+		lines += int64(bytes.Count(buf[:m], []byte{'\n'}))
+		bytesRead += int64(m)
+	}
+	if bytesRead == 0 {
+		return 0
+	}
+	return int(float64(lines) / float64(bytesRead) * float64(size-pos))
 }
