@@ -70,6 +70,9 @@ EXPR over the state is true (exit status 1 if it never is).`,
 				}
 				pos = found
 			}
+			if q == nil {
+				s.R.OneShot()
+			}
 			obj, err := s.R.JSON(pos)
 			if err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
@@ -132,6 +135,7 @@ placeholders.`,
 			if !slices.Contains(docs, doc) {
 				return usageErr("%s: no document %q for format %s (documents: %s)", s.J.Path, doc, s.F.Name(), strings.Join(docs, ", "))
 			}
+			s.R.OneShot()
 			st, err := s.R.StateAt(pos)
 			if err != nil {
 				return usageErr("%s: %v", s.J.Path, err)

@@ -48,6 +48,16 @@ func (r *Replay) Events() int {
 	return n
 }
 
+// OneShot makes r keep no keyframes, for a caller that asks for one state
+// and exits (rewind state, rewind render): the fold then holds only the
+// state it is building, not one snapshot every K events. Call it before the
+// first StateAt.
+func (r *Replay) OneShot() {
+	r.mu.Lock()
+	r.K = 1 << 30
+	r.mu.Unlock()
+}
+
 // Keyframes returns how many events are covered by keyframes.
 func (r *Replay) Keyframes() int {
 	r.mu.Lock()
