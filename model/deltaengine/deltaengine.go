@@ -10,6 +10,13 @@
 // results. Status changes such as WAITING_FOR_INPUT live only in
 // metadata.json, so the fold derives a status from the journal instead.
 //
+// The fold reads only the fields it needs from each line and keeps no text:
+// a state is a few words plus its prefix of a log of 16-byte entries shared
+// by every state of a replay, and View and Render read the conversation back
+// from the journal file when they are called. The fold before this one,
+// which decoded every payload whole, is kept in reference_test.go, and the
+// tests compare the two after every event.
+//
 // The run helpers (ListRuns, ReadRequest, CheckVersion, CheckJournalFile) only
 // read files; nothing in this package writes to a .delta directory.
 package deltaengine
@@ -19,7 +26,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/benbjohnson/immutable"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/rewind-tui/rewind/model"
@@ -187,12 +193,3 @@ type toolCall struct {
 		Arguments string `json:"arguments"`
 	} `json:"function"`
 }
-
-// emptyMaps and lists shared by every initial state.
-var (
-	emptyStrings = immutable.NewList[string]()
-	emptyMsgs    = immutable.NewList[message]()
-	emptyActions = immutable.NewMap[string, action](immutable.NewHasher(""))
-	emptyCounts  = immutable.NewMap[string, int](immutable.NewHasher(""))
-	emptySeqs    = immutable.NewMap[int64, int](immutable.NewHasher(int64(0)))
-)

@@ -1,10 +1,11 @@
 package deltaengine
 
 import (
-	"bytes"
 	"fmt"
+	"math"
 
 	"github.com/benbjohnson/immutable"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/rewind-tui/rewind/model"
 )
@@ -15,7 +16,59 @@ var Format model.Format = format{}
 
 type format struct{}
 
-// message is one entry of the conversation processJournalSource rebuilds.
+// state is the immutable result of folding a journal prefix. It holds no
+// text of the conversation: messages and actions are the first nLog
+// entries of a log shared with the other states of the replay (see
+// log.go), read back from the journal by View and Render. Everything else
+// is a few words, or persistent collections that change only on rare
+// events (system messages, seq problems), so a state costs the same
+// whatever the length of the journal and keyframes share all of it.
+type state struct {
+	events     int // events folded (including ones the fold ignores)
+	iterations int
+	msgs       int // messages in the conversation
+
+	log  *arena
+	nLog int
+
+	lastSeqN    int64
+	lastSeqOK   bool
+	interrupted bool
+	maxSeq      int64  // highest integer seq so far
+	run         seqRun // the seqs seen since the last break in their order
+
+	x *extra
+}
+
+// extra holds the fields of a state that change on few events; Apply
+// copies it only then.
+type extra struct {
+	runID  string
+	task   model.Text
+	runEnd string // status of a RUN_END not followed by more work
+
+	sysLevels *immutable.List[string] // system message levels, first appearance order
+	sysCounts *immutable.Map[string, int]
+
+	lastSeq     string                              // the last seq as written, when it is not an integer
+	runs        *immutable.SortedMap[int64, seqRun] // seqs seen before run, by last seq
+	runsMax     int64                               // highest seq in runs
+	seqProblems *immutable.List[string]
+
+	pending *ask
+}
+
+// seqRun is a run of seqs first..last seen at consecutive positions from
+// pos: seq first+i was first seen at position pos+i. A journal whose seqs
+// run 1, 2, 3… has one run, however long.
+type seqRun struct {
+	first, last int64
+	pos         int
+	ok          bool // the run is not empty
+}
+
+// message is one entry of the conversation processJournalSource rebuilds,
+// as the views decode it.
 type message struct {
 	role       string // "user", "assistant" or "tool"
 	content    string
@@ -23,23 +76,24 @@ type message struct {
 	toolCalls  []toolCall
 	hasCalls   bool // the THOUGHT carried a tool_calls key
 	toolCallID string
-	at         int // position of the event
 }
 
-// action is one ACTION_REQUEST and its ACTION_RESULT. Values are replaced,
-// never modified, once in a state.
+// action is one action_id's last ACTION_REQUEST and the ACTION_RESULT that
+// followed it, as the views decode them.
 type action struct {
-	id         string
-	toolName   string
-	toolArgs   []byte // raw JSON, nil when absent
-	command    string
-	status     string // "PENDING" until a result arrives
-	obs        string
-	hasObs     bool
-	requested  int64 // seq of the ACTION_REQUEST, when it had one
-	hasReq     bool
-	result     int64
-	hasResult  bool
+	id        string
+	toolName  string
+	toolArgs  []byte // raw JSON, nil when absent
+	command   string
+	status    string // "PENDING" until a result arrives
+	obs       string
+	hasObs    bool
+	requested int64 // seq of the ACTION_REQUEST, when it had one
+	hasReq    bool
+	result    int64
+	hasResult bool
+	// requestPos is 1 when the action was requested at a position above 0,
+	// 0 when at position 0 (events built by hand), -1 when never requested.
 	requestPos int
 }
 
@@ -51,207 +105,201 @@ type ask struct {
 	when   string
 }
 
-// state is the immutable result of folding a journal prefix. Collections are
-// persistent, so states share structure with their predecessors.
-type state struct {
-	events      int // events folded (including ones the fold ignores)
-	runID, task string
-	runEnd      string // status of a RUN_END not followed by more work
-	interrupted bool
-	iterations  int
-
-	messages *immutable.List[message]
-	actions  *immutable.Map[string, action]
-	order    *immutable.List[string] // action ids in request order
-
-	sysLevels *immutable.List[string] // system message levels, first appearance order
-	sysCounts *immutable.Map[string, int]
-
-	lastSeq     string // last line's seq as written
-	lastSeqN    int64
-	lastSeqOK   bool
-	maxSeq      int64 // highest integer seq so far
-	seqSeen     *immutable.Map[int64, int]
-	seqProblems *immutable.List[string]
-
-	pending *ask
+var emptyExtra = &extra{
+	sysLevels: emptyStrings, sysCounts: emptyCounts,
+	runs: emptyRuns, seqProblems: emptyStrings,
 }
 
 func (format) Name() string { return model.DeltaEngine }
 
-func (format) Init() model.State {
-	return &state{
-		messages: emptyMsgs, actions: emptyActions, order: emptyStrings,
-		sysLevels: emptyStrings, sysCounts: emptyCounts,
-		seqSeen: emptySeqs, seqProblems: emptyStrings,
-	}
-}
+func (format) Init() model.State { return &state{x: emptyExtra} }
 
 func (format) Docs() []string { return []string{Doc} }
 
 // Apply folds one journal line. A line that is not an envelope with an
 // object payload, or whose payload fields have the wrong JSON types, leaves
-// the state unchanged.
+// the state unchanged. Apply reads only the fields it needs (rawjson) and
+// keeps no text: a line costs the state one log entry at most.
 func (f format) Apply(s model.State, ev model.Event) model.State {
 	st, ok := s.(*state)
 	if !ok || st == nil {
 		st = f.Init().(*state)
 		s = st
 	}
-	env, ok := decodeEnvelope(ev.Raw)
+	l, ok := parseLine(ev.Raw)
 	if !ok {
 		return s
 	}
-	n := *st // shallow copy: every collection is persistent
-	switch env.Type {
-	case RunStart:
-		var p runStartPayload
-		if model.Unmarshal(env.Payload, &p) != nil {
-			return s
-		}
-		n.runID, n.task = p.RunID, p.Task
-		n.runEnd, n.interrupted = "", false
-	case RunEnd:
-		var p statusPayload
-		if model.Unmarshal(env.Payload, &p) != nil {
-			return s
-		}
-		n.runEnd = p.Status
-		if n.runEnd == "" {
-			n.runEnd = StatusCompleted // a RUN_END without status still ends the run
-		}
-	case UserMessage:
-		var p contentPayload
-		if model.Unmarshal(env.Payload, &p) != nil {
-			return s
-		}
-		n.messages = n.messages.Append(message{role: "user", content: p.Content, at: ev.Pos})
+	n := *st // shallow copy: everything shared is persistent
+	p := &l.p
+	switch l.typ {
+	case tRunStart:
+		x := n.mut()
+		x.runID, x.task = str(p.s[0]), model.TextOf(ev, p.s[1])
 		n.resumed()
-	case Thought:
-		var p thoughtPayload
-		if model.Unmarshal(env.Payload, &p) != nil {
-			return s
+	case tRunEnd:
+		x := n.mut()
+		x.runEnd = str(p.s[0])
+		if x.runEnd == "" {
+			x.runEnd = StatusCompleted // a RUN_END without status still ends the run
 		}
-		m := message{role: "assistant", content: p.Content, null: p.Content == "", at: ev.Pos}
-		if p.ToolCalls != nil {
-			m.hasCalls, m.toolCalls = true, *p.ToolCalls
-		}
-		n.messages = n.messages.Append(m)
+	case tUserMessage:
+		n.add(ev, kUser, idKey{}, false)
+		n.msgs++
+		n.resumed()
+	case tThought:
+		n.add(ev, kThought, idKey{}, false)
+		n.msgs++
 		n.iterations++
 		n.resumed()
-	case ActionRequest:
-		var p actionRequestPayload
-		if model.Unmarshal(env.Payload, &p) != nil {
-			return s
+	case tActionRequest:
+		id := strBytes(p.s[0])
+		var flags uint64 = kRequest
+		if ev.Pos > 0 {
+			flags |= fPos
 		}
-		a, known := n.actions.Get(p.ActionID)
-		if !known {
-			n.order = n.order.Append(p.ActionID)
-		}
-		a.id, a.toolName, a.command = p.ActionID, p.ToolName, p.ResolvedCommand
-		a.toolArgs = nil
-		if len(p.ToolArgs) > 0 {
-			a.toolArgs = bytes.Clone(p.ToolArgs)
-		}
-		a.status, a.obs, a.hasObs, a.hasResult = "PENDING", "", false, false
-		a.requested, a.hasReq = seqInt(env)
-		a.requestPos = ev.Pos
-		n.actions = n.actions.Set(p.ActionID, a)
-		if p.ToolName == AskHuman {
+		n.add(ev, flags, keyOf(id), true)
+		if string(strBytes(p.s[1])) == AskHuman {
 			var args struct {
 				Prompt any `json:"prompt"`
 			}
-			_ = model.Unmarshal(p.ToolArgs, &args)
+			_ = model.Unmarshal(p.x, &args)
 			prompt, _ := args.Prompt.(string)
-			n.pending = &ask{id: p.ActionID, prompt: prompt, at: ev.Pos, when: model.FormatTime(timeOf(env.Timestamp))}
+			n.mut().pending = &ask{id: string(id), prompt: prompt, at: ev.Pos, when: model.FormatTime(timeOf(jsontext.Value(l.ts)))}
 		}
 		n.resumed()
-	case ActionResult:
-		var p actionResultPayload
-		if model.Unmarshal(env.Payload, &p) != nil {
-			return s
-		}
-		a, known := n.actions.Get(p.ActionID)
-		if !known {
-			a.id = p.ActionID
-			a.requestPos = -1
-			n.order = n.order.Append(p.ActionID)
-		}
-		a.status, a.obs, a.hasObs = p.Status, p.ObservationContent, true
-		a.result, a.hasResult = seqInt(env)
-		n.actions = n.actions.Set(p.ActionID, a)
-		n.messages = n.messages.Append(message{role: "tool", content: p.ObservationContent, toolCallID: p.ActionID, at: ev.Pos})
-		if n.pending != nil && n.pending.id == p.ActionID {
-			n.pending = nil
+	case tActionResult:
+		id := strBytes(p.s[0])
+		n.add(ev, kResult, keyOf(id), true)
+		n.msgs++
+		if n.x.pending != nil && n.x.pending.id == string(id) {
+			n.mut().pending = nil
 		}
 		n.resumed()
-	case SystemMessage:
-		var p systemPayload
-		if model.Unmarshal(env.Payload, &p) != nil {
-			return s
-		}
-		c, seen := n.sysCounts.Get(p.Level)
+	case tSystemMessage:
+		x := n.mut()
+		level := str(p.s[0])
+		c, seen := x.sysCounts.Get(level)
 		if !seen {
-			n.sysLevels = n.sysLevels.Append(p.Level)
+			x.sysLevels = x.sysLevels.Append(level)
 		}
-		n.sysCounts = n.sysCounts.Set(p.Level, c+1)
-		if p.Content == InterruptedMessage {
+		x.sysCounts = x.sysCounts.Set(level, c+1)
+		if string(strBytes(p.s[1])) == InterruptedMessage {
 			n.interrupted = true
 		}
-	case HookExecutionAudit:
-		var p hookPayload
-		if model.Unmarshal(env.Payload, &p) != nil {
-			return s
-		}
-	default:
-		// Unknown types (for example legacy trace.jsonl lines) are counted
-		// for seq checks only.
+	case tHook, tOther:
+		// Hook audits change nothing; unknown types (for example legacy
+		// trace.jsonl lines) are counted for seq checks only.
 	}
 	n.events++
-	n.checkSeq(env, ev.Pos)
+	n.checkSeq(l.seq, ev.Pos)
 	return &n
+}
+
+// mut returns s's extra fields, copied first if s still shares them with
+// the state it was copied from. Apply calls it at most a few times per
+// event, on a fresh copy of the state.
+func (s *state) mut() *extra {
+	c := *s.x
+	s.x = &c
+	return s.x
+}
+
+// add appends the entry of ev (of the given kind and flags) to the log.
+func (s *state) add(ev model.Event, flags uint64, key idKey, hasKey bool) {
+	a := s.log
+	if a == nil {
+		a = newArena(ev.Src)
+	}
+	e := entry{ref: flags, n: uint32(len(ev.Raw))}
+	if a.fileBacked(ev.Src, ev.Off, len(ev.Raw)) {
+		e.ref |= uint64(ev.Off) << offShift
+	} else {
+		e.ref |= fInline
+	}
+	s.log = a.add(s.nLog, e, ev.Raw, key, hasKey)
+	s.nLog++
 }
 
 // resumed records that the run did work after an interruption or a RUN_END
 // (delta continue), so neither describes its status any more.
 func (s *state) resumed() {
-	s.runEnd, s.interrupted = "", false
-}
-
-func seqInt(env envelope) (int64, bool) {
-	n, _, ok := seqOf(env.Seq)
-	return n, ok
+	if s.x.runEnd != "" {
+		s.mut().runEnd = ""
+	}
+	s.interrupted = false
 }
 
 // checkSeq records seq problems of the event at pos. Seqs must run 1, 2, 3…
 // in file order; problems are reported, never repaired.
-func (s *state) checkSeq(env envelope, pos int) {
-	v, text, ok := seqOf(env.Seq)
-	s.lastSeq, s.lastSeqN, s.lastSeqOK = text, v, ok
+func (s *state) checkSeq(raw []byte, pos int) {
+	v, ok, text := seqNum(raw)
+	s.lastSeqN, s.lastSeqOK = v, ok
 	if !ok {
+		x := s.mut()
+		x.lastSeq = text
 		if text == "" {
-			s.seqProblems = s.seqProblems.Append(fmt.Sprintf("seq missing at position %d", pos))
+			x.seqProblems = x.seqProblems.Append(fmt.Sprintf("seq missing at position %d", pos))
 		} else {
-			s.seqProblems = s.seqProblems.Append(fmt.Sprintf("seq %s is not an integer at position %d", text, pos))
+			x.seqProblems = x.seqProblems.Append(fmt.Sprintf("seq %s is not an integer at position %d", text, pos))
 		}
 		return
 	}
-	if first, dup := s.seqSeen.Get(v); dup {
-		s.seqProblems = s.seqProblems.Append(fmt.Sprintf("seq %d repeated at position %d (first at position %d)", v, pos, first))
+	if first, dup := s.seen(v); dup {
+		x := s.mut()
+		x.seqProblems = x.seqProblems.Append(fmt.Sprintf("seq %d repeated at position %d (first at position %d)", v, pos, first))
 		return
 	}
-	s.seqSeen = s.seqSeen.Set(v, pos)
+	s.markSeen(v, pos)
 	switch {
 	case v < s.maxSeq:
-		s.seqProblems = s.seqProblems.Append(fmt.Sprintf("seq %d out of order at position %d (after seq %d)", v, pos, s.maxSeq))
+		x := s.mut()
+		x.seqProblems = x.seqProblems.Append(fmt.Sprintf("seq %d out of order at position %d (after seq %d)", v, pos, s.maxSeq))
 		return
 	case v == s.maxSeq+1:
 	case v == s.maxSeq+2:
-		s.seqProblems = s.seqProblems.Append(fmt.Sprintf("seq %d missing before position %d", s.maxSeq+1, pos))
+		x := s.mut()
+		x.seqProblems = x.seqProblems.Append(fmt.Sprintf("seq %d missing before position %d", s.maxSeq+1, pos))
 	case v > s.maxSeq+2:
-		s.seqProblems = s.seqProblems.Append(fmt.Sprintf("seq %d-%d missing before position %d", s.maxSeq+1, v-1, pos))
+		x := s.mut()
+		x.seqProblems = x.seqProblems.Append(fmt.Sprintf("seq %d-%d missing before position %d", s.maxSeq+1, v-1, pos))
 	}
 	s.maxSeq = v
+}
+
+// seen returns the position where seq v was first seen, if it was.
+func (s *state) seen(v int64) (int, bool) {
+	if r := s.run; r.ok && v >= r.first && v <= r.last {
+		return r.pos + int(v-r.first), true
+	}
+	if s.x.runs.Len() == 0 || v > s.x.runsMax {
+		return 0, false
+	}
+	it := s.x.runs.Iterator()
+	it.Seek(v)
+	if _, r, ok := it.Next(); ok && r.first <= v {
+		return r.pos + int(v-r.first), true
+	}
+	return 0, false
+}
+
+// markSeen records that seq v was first seen at pos: it extends the
+// current run when v and pos both follow it, and starts a new one
+// otherwise.
+func (s *state) markSeen(v int64, pos int) {
+	r := &s.run
+	if r.ok && r.last < math.MaxInt64 && v == r.last+1 && pos == r.pos+int(r.last-r.first)+1 {
+		r.last = v
+		return
+	}
+	if r.ok {
+		x := s.mut()
+		x.runs = x.runs.Set(r.last, *r)
+		if x.runs.Len() == 1 || r.last > x.runsMax {
+			x.runsMax = r.last
+		}
+	}
+	*r = seqRun{first: v, last: v, pos: pos, ok: true}
 }
 
 // status derives the run status from the journal alone: a RUN_END's status;
@@ -263,9 +311,9 @@ func (s *state) status() string {
 	switch {
 	case s.events == 0:
 		return ""
-	case s.runEnd != "":
-		return s.runEnd
-	case s.pending != nil:
+	case s.x.runEnd != "":
+		return s.x.runEnd
+	case s.x.pending != nil:
 		return StatusWaitingForInput
 	case s.interrupted:
 		return StatusInterrupted
@@ -275,57 +323,97 @@ func (s *state) status() string {
 
 // Pending returns the ask_human call still waiting for an answer, if any.
 func (s *state) Pending() []model.Pending {
-	if s.pending == nil {
+	p := s.x.pending
+	if p == nil {
 		return nil
 	}
 	return []model.Pending{{
-		ID: s.pending.id, Kind: AskHuman, Prompt: s.pending.prompt, Options: []model.Option{},
-		RequestedAt: s.pending.when, RequestedBy: "agent", At: s.pending.at,
+		ID: p.id, Kind: AskHuman, Prompt: p.prompt, Options: []model.Option{},
+		RequestedAt: p.when, RequestedBy: "agent", At: p.at,
 	}}
 }
 
 // View returns run_id, task, status, iterations, messages, actions,
-// system_messages, last_seq and seq_problems, in that order.
+// system_messages, last_seq and seq_problems, in that order. It reads every
+// message and action back from the journal.
 func (s *state) View() model.Object {
-	msgs := make([]any, 0, s.messages.Len())
-	for it := s.messages.Iterator(); !it.Done(); {
-		_, m := it.Next()
-		msgs = append(msgs, m.object())
-	}
+	msgs := make([]any, 0, s.msgs)
 	actions := model.Object{}
-	for it := s.order.Iterator(); !it.Done(); {
-		_, id := it.Next()
-		a, _ := s.actions.Get(id)
-		actions = append(actions, model.Field{Key: id, Value: a.object()})
-	}
-	sys := model.Object{}
-	for it := s.sysLevels.Iterator(); !it.Done(); {
-		_, lvl := it.Next()
-		c, _ := s.sysCounts.Get(lvl)
-		sys = append(sys, model.Field{Key: lvl, Value: c})
-	}
-	problems := make([]any, 0, s.seqProblems.Len())
-	for it := s.seqProblems.Iterator(); !it.Done(); {
-		_, p := it.Next()
-		problems = append(problems, p)
-	}
-	var last any
-	if s.lastSeqOK {
-		last = s.lastSeqN
-	} else if s.lastSeq != "" {
-		last = s.lastSeq
+	if s.log != nil {
+		sn := s.log.snapshot(s.nLog)
+		// Two readers, each going forwards through the file, sharing the
+		// action events they decode: an ACTION_RESULT's observation is
+		// in the messages and in the actions, decoded once.
+		infos := make([]*actEvent, s.nLog)
+		seqr, lookr := sn.reader(readBlock, infos), sn.reader(readBlock, infos)
+		defer seqr.release()
+		defer lookr.release()
+		for i := range s.nLog {
+			if sn.get(i).isMessage() {
+				msgs = append(msgs, seqr.message(i).object())
+			}
+		}
+		for i := range s.nLog {
+			if sn.get(i).has(fFirst) {
+				a, _ := lookr.action(lookr.info(i).id)
+				actions = append(actions, model.Field{Key: a.id, Value: a.object()})
+			}
+		}
 	}
 	return model.Object{
-		{Key: "run_id", Value: s.runID},
-		{Key: "task", Value: s.task},
+		{Key: "run_id", Value: s.x.runID},
+		{Key: "task", Value: s.x.task.String()},
 		{Key: "status", Value: s.status()},
 		{Key: "iterations", Value: s.iterations},
 		{Key: "messages", Value: msgs},
 		{Key: "actions", Value: actions},
-		{Key: "system_messages", Value: sys},
-		{Key: "last_seq", Value: last},
-		{Key: "seq_problems", Value: problems},
+		{Key: "system_messages", Value: s.systemMessages()},
+		{Key: "last_seq", Value: s.lastSeq()},
+		{Key: "seq_problems", Value: s.problems()},
 	}
+}
+
+// systemMessages returns the count of system messages by level.
+func (s *state) systemMessages() model.Object {
+	sys := model.Object{}
+	for it := s.x.sysLevels.Iterator(); !it.Done(); {
+		_, lvl := it.Next()
+		c, _ := s.x.sysCounts.Get(lvl)
+		sys = append(sys, model.Field{Key: lvl, Value: c})
+	}
+	return sys
+}
+
+// lastSeq returns the last line's seq: the integer, the text when it is
+// not one, or nil when it was missing.
+func (s *state) lastSeq() any {
+	switch {
+	case s.lastSeqOK:
+		return s.lastSeqN
+	case s.x.lastSeq != "":
+		return s.x.lastSeq
+	}
+	return nil
+}
+
+// problems returns the seq problems in order.
+func (s *state) problems() []any {
+	problems := make([]any, 0, s.x.seqProblems.Len())
+	for it := s.x.seqProblems.Iterator(); !it.Done(); {
+		_, p := it.Next()
+		problems = append(problems, p)
+	}
+	return problems
+}
+
+// ToolName returns the tool_name of action id as requested in s (a Delta
+// Engine state), or "" when s has no such ACTION_REQUEST.
+func ToolName(s model.State, id string) string {
+	st, ok := s.(*state)
+	if !ok || st == nil || st.log == nil {
+		return ""
+	}
+	return st.log.snapshot(st.nLog).reader(0, nil).toolName(id)
 }
 
 // object returns the message as the OpenAI message processJournalSource
@@ -380,13 +468,9 @@ func (a action) object() model.Object {
 	}
 }
 
-// ToolName returns the tool_name of action id as requested in s (a Delta
-// Engine state), or "" when s has no such ACTION_REQUEST.
-func ToolName(s model.State, id string) string {
-	st, ok := s.(*state)
-	if !ok || st == nil {
-		return ""
-	}
-	a, _ := st.actions.Get(id)
-	return a.toolName
-}
+// emptyMaps and lists shared by every initial state.
+var (
+	emptyStrings = immutable.NewList[string]()
+	emptyCounts  = immutable.NewMap[string, int](immutable.NewHasher(""))
+	emptyRuns    = immutable.NewSortedMap[int64, seqRun](immutable.NewComparer(int64(0)))
+)

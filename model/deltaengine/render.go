@@ -25,25 +25,36 @@ func (format) Render(s model.State, doc string) string {
 		return ""
 	}
 	var b strings.Builder
-	if st.pending != nil {
+	if p := st.x.pending; p != nil {
 		b.WriteString("> **Waiting for you:** ")
-		b.WriteString(md.QuoteLines(st.pending.prompt))
+		b.WriteString(md.QuoteLines(p.prompt))
 		b.WriteString("\n>\n> ask_human ")
-		b.WriteString(md.CodeSpan(st.pending.id))
+		b.WriteString(md.CodeSpan(p.id))
 		b.WriteString("\n\n")
 	}
-	id := st.runID
+	id := st.x.runID
 	if id == "" {
 		id = "(no RUN_START)"
 	}
 	b.WriteString("# Run " + oneLine(id) + "\n\n")
-	if st.task != "" {
-		b.WriteString("**Task:** " + st.task + "\n\n")
+	if task := st.x.task.String(); task != "" {
+		b.WriteString("**Task:** " + task + "\n\n")
 	}
 	b.WriteString("**Status:** " + md.Or(st.status(), "(empty)") + "  \n")
 	b.WriteString("**Iterations:** " + model.Itoa(int64(st.iterations)) + "\n")
-	for it := st.messages.Iterator(); !it.Done(); {
-		_, m := it.Next()
+	if st.log == nil {
+		return b.String()
+	}
+	sn := st.log.snapshot(st.nLog)
+	infos := make([]*actEvent, st.nLog)
+	seqr, lookr := sn.reader(readBlock, infos), sn.reader(readBlock, infos)
+	defer seqr.release()
+	defer lookr.release()
+	for i := range st.nLog {
+		if !sn.get(i).isMessage() {
+			continue
+		}
+		m := seqr.message(i)
 		b.WriteString("\n### " + m.role + "\n\n")
 		switch m.role {
 		case "user":
@@ -57,17 +68,18 @@ func (format) Render(s model.State, doc string) string {
 					b.WriteString("\n")
 				}
 				for _, c := range m.toolCalls {
-					st.writeCall(&b, c)
+					writeCall(&b, lookr, c)
 				}
 			} else if m.null {
 				b.WriteString("*(no text)*\n")
 			}
 		case "tool":
 			var head []string
-			if name := ToolName(st, m.toolCallID); name != "" {
-				head = append(head, md.CodeSpan(name))
+			a, ok := lookr.action(m.toolCallID)
+			if a.toolName != "" {
+				head = append(head, md.CodeSpan(a.toolName))
 			}
-			if a, ok := st.actions.Get(m.toolCallID); ok && a.status != "" && a.status != "SUCCESS" {
+			if ok && a.status != "" && a.status != "SUCCESS" {
 				head = append(head, "**"+a.status+"**")
 			}
 			if len(head) > 0 {
@@ -82,9 +94,9 @@ func (format) Render(s model.State, doc string) string {
 // writeCall writes one tool call as a list item: the tool name, then the
 // command the engine resolved (or, before the ACTION_REQUEST, the JSON
 // arguments the model gave).
-func (s *state) writeCall(b *strings.Builder, c toolCall) {
+func writeCall(b *strings.Builder, r *reader, c toolCall) {
 	cmd := c.Function.Arguments
-	if a, ok := s.actions.Get(c.ID); ok && a.requestPos > 0 {
+	if a, ok := r.action(c.ID); ok && a.requestPos > 0 {
 		cmd = a.command
 	}
 	b.WriteString("- " + md.CodeSpan(md.Or(c.Function.Name, "?")))

@@ -1,0 +1,603 @@
+package deltaengine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
+)
+
+// The fold reads journal lines with rawjson: it walks the envelope's and
+// the payload's top-level members, checks the JSON kind of the fields it
+// knows and keeps the bytes of their last occurrence, without decoding
+// anything else. The rules are model.Unmarshal's (the go-json-experiment
+// decoder the fold used before, with JSON.parse semantics), which the
+// reference test checks line by line:
+//   - names match case-sensitively, after their escapes are decoded;
+//   - of repeated names the last one counts, but every occurrence must have
+//     the right kind (a string field takes a string or null, null meaning
+//     ""); a wrong kind anywhere rejects the whole line;
+//   - unknown members are ignored.
+
+// evType is a journal type as a small number.
+type evType uint8
+
+const (
+	tOther evType = iota // a type the fold does not know (or a null type)
+	tRunStart
+	tRunEnd
+	tUserMessage
+	tThought
+	tActionRequest
+	tActionResult
+	tSystemMessage
+	tHook
+)
+
+// typeOf returns the evType of a decoded type name.
+func typeOf(name []byte) evType {
+	switch string(name) {
+	case RunStart:
+		return tRunStart
+	case RunEnd:
+		return tRunEnd
+	case UserMessage:
+		return tUserMessage
+	case Thought:
+		return tThought
+	case ActionRequest:
+		return tActionRequest
+	case ActionResult:
+		return tActionResult
+	case SystemMessage:
+		return tSystemMessage
+	case HookExecutionAudit:
+		return tHook
+	}
+	return tOther
+}
+
+// line is one journal line as the fold reads it: the envelope's fields as
+// raw JSON (nil when absent) and the payload's known fields.
+type line struct {
+	seq, ts []byte
+	typ     evType
+	p       fields
+}
+
+// fields holds the last occurrence of each payload field a type defines
+// (see specs), as raw JSON; nil when absent.
+type fields struct {
+	s [3][]byte // the string fields, in the order of spec.str
+	x []byte    // the raw field (tool_calls or tool_args)
+}
+
+// Payload member names the fold knows, over all types.
+const (
+	nNone = iota
+	nRunID
+	nTask
+	nStatus
+	nContent
+	nToolCalls
+	nActionID
+	nToolName
+	nResolvedCommand
+	nToolArgs
+	nObservation
+	nLevel
+	nHookName
+	nNames
+)
+
+// unescapedName decodes a member name written with escapes.
+func unescapedName(n []byte) []byte {
+	s, _ := rawjson.Unquote(append(append([]byte{'"'}, n...), '"'))
+	return []byte(s)
+}
+
+// payloadName returns the n… constant of a payload member name as
+// written, or nNone.
+func payloadName(n []byte) int {
+	if bytes.IndexByte(n, '\\') >= 0 {
+		n = unescapedName(n)
+	}
+	switch string(n) {
+	case "run_id":
+		return nRunID
+	case "task":
+		return nTask
+	case "status":
+		return nStatus
+	case "content":
+		return nContent
+	case "tool_calls":
+		return nToolCalls
+	case "action_id":
+		return nActionID
+	case "tool_name":
+		return nToolName
+	case "resolved_command":
+		return nResolvedCommand
+	case "tool_args":
+		return nToolArgs
+	case "observation_content":
+		return nObservation
+	case "level":
+		return nLevel
+	case "hook_name":
+		return nHookName
+	}
+	return nNone
+}
+
+// Envelope member names.
+const (
+	eNone = iota
+	eSeq
+	eTimestamp
+	eType
+	ePayload
+)
+
+func envelopeName(n []byte) int {
+	if bytes.IndexByte(n, '\\') >= 0 {
+		n = unescapedName(n)
+	}
+	switch string(n) {
+	case "seq":
+		return eSeq
+	case "timestamp":
+		return eTimestamp
+	case "type":
+		return eType
+	case "payload":
+		return ePayload
+	}
+	return eNone
+}
+
+// spec names the payload fields of one journal type.
+type spec struct {
+	str [3]int // string fields (n… constants; nNone for none)
+	raw int    // a field kept as raw JSON: tool_calls or tool_args
+}
+
+// specs gives each type's fields; the fold and the views read them by
+// index (for example ACTION_RESULT's observation_content is s[2]).
+var specs = [...]spec{
+	tOther:         {},
+	tRunStart:      {str: [3]int{nRunID, nTask}},
+	tRunEnd:        {str: [3]int{nStatus}},
+	tUserMessage:   {str: [3]int{nContent}},
+	tThought:       {str: [3]int{nContent}, raw: nToolCalls},
+	tActionRequest: {str: [3]int{nActionID, nToolName, nResolvedCommand}, raw: nToolArgs},
+	tActionResult:  {str: [3]int{nActionID, nStatus, nObservation}},
+	tSystemMessage: {str: [3]int{nLevel, nContent}},
+	tHook:          {str: [3]int{nHookName, nStatus}},
+}
+
+// payload is what one pass over a payload object finds: the last value of
+// every member the fold knows (for any type, since the type may come after
+// the payload), and which of them had a value of the wrong kind.
+type payload struct {
+	v   [nNames][]byte
+	bad uint32 // bit n: a member n was not a string or null (tool_calls: not null or tool calls)
+}
+
+// parseLine reads raw, one journal line, in one pass: the payload's
+// members are picked as the envelope walk goes through them. ok is false
+// when the fold ignores the line: raw is not an object, its type is not a
+// string (or null), its last payload is not an object, or a payload field
+// the type defines has the wrong kind.
+func parseLine(raw []byte) (l line, ok bool) {
+	var typ []byte
+	var p payload
+	isObject := false
+	i := rawjson.SkipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return line{}, false
+	}
+	end := members(raw, i, func(name []byte, vs int) int {
+		switch envelopeName(name) {
+		case eSeq:
+			e := rawjson.SkipValue(raw, vs)
+			if e >= 0 {
+				l.seq = raw[vs:e]
+			}
+			return e
+		case eTimestamp:
+			e := rawjson.SkipValue(raw, vs)
+			if e >= 0 {
+				l.ts = raw[vs:e]
+			}
+			return e
+		case eType:
+			if raw[vs] != '"' && raw[vs] != 'n' {
+				return -1
+			}
+			e := rawjson.SkipValue(raw, vs)
+			if e >= 0 {
+				typ = raw[vs:e]
+			}
+			return e
+		case ePayload:
+			isObject = raw[vs] == '{'
+			if !isObject {
+				return rawjson.SkipValue(raw, vs)
+			}
+			p = payload{}
+			return p.read(raw, vs)
+		}
+		return rawjson.SkipValue(raw, vs)
+	})
+	if end < 0 || !isObject {
+		return line{}, false
+	}
+	if typ != nil && typ[0] == '"' {
+		if s, ok := rawjson.Plain(typ); ok {
+			l.typ = typeOf(s)
+		} else if s, ok := rawjson.Unquote(typ); ok {
+			l.typ = typeOf([]byte(s))
+		}
+	}
+	sp := &specs[l.typ]
+	for k, n := range sp.str {
+		if n != nNone {
+			if p.bad&(1<<n) != 0 {
+				return line{}, false
+			}
+			l.p.s[k] = p.v[n]
+		}
+	}
+	if sp.raw != nNone {
+		if p.bad&(1<<sp.raw) != 0 {
+			return line{}, false
+		}
+		l.p.x = p.v[sp.raw]
+	}
+	return l, true
+}
+
+// read walks the payload object at b[i] and returns the index after it, or
+// -1.
+func (p *payload) read(b []byte, i int) int {
+	return members(b, i, func(name []byte, vs int) int {
+		e := rawjson.SkipValue(b, vs)
+		if e < 0 {
+			return -1
+		}
+		n := payloadName(name)
+		if n == nNone {
+			return e
+		}
+		v := b[vs:e]
+		switch n {
+		case nToolArgs:
+		case nToolCalls:
+			if v[0] != 'n' {
+				if _, ok := parseCalls(v, false); !ok {
+					p.bad |= 1 << n
+				}
+			}
+		default:
+			if v[0] != '"' && v[0] != 'n' {
+				p.bad |= 1 << n
+			}
+		}
+		p.v[n] = v
+		return e
+	})
+}
+
+// members walks the object that starts at b[i] ('{'): for each member it
+// calls fn with the name as written and the index where the value starts,
+// and fn returns the index just after the value (or -1 to stop). members
+// returns the index just after the closing brace, or -1.
+func members(b []byte, i int, fn func(name []byte, vs int) int) int {
+	i = rawjson.SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		end := rawjson.SkipString(b, i)
+		if end < 0 {
+			return -1
+		}
+		name := b[i+1 : end-1]
+		i = rawjson.SkipWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		i = rawjson.SkipWS(b, i+1)
+		if i >= len(b) {
+			return -1
+		}
+		if i = fn(name, i); i < 0 {
+			return -1
+		}
+		i = rawjson.SkipWS(b, i)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i = rawjson.SkipWS(b, i+1)
+		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// is reports whether the member name n (as written; plain when it has no
+// backslash) is name.
+func is(n []byte, plain bool, name string) bool {
+	if plain {
+		return string(n) == name
+	}
+	return rawjson.NameIs(n, name)
+}
+
+// hasCalls reports whether THOUGHT fields carry a tool_calls array (the
+// key is present and not null).
+func (f *fields) hasCalls() bool { return f.x != nil && f.x[0] != 'n' }
+
+// parseCalls reads a THOUGHT's tool_calls array as model.Unmarshal fills a
+// []toolCall: null elements are zero calls, a repeated "function" merges
+// into the one before (null resets it). With decode false it only checks
+// the kinds and returns nil.
+func parseCalls(v []byte, decode bool) ([]toolCall, bool) {
+	if len(v) == 0 || v[0] != '[' {
+		return nil, false
+	}
+	var calls []toolCall
+	if decode {
+		calls = []toolCall{}
+	}
+	ok := elements(v, func(el []byte) bool {
+		var c toolCall
+		switch el[0] {
+		case 'n':
+		case '{':
+			bad := false
+			walked := rawjson.Members(el, func(name, fv []byte) bool {
+				plain := bytes.IndexByte(name, '\\') < 0
+				switch {
+				case is(name, plain, "id"):
+					bad = !strField(fv, &c.ID, decode)
+				case is(name, plain, "type"):
+					bad = !strField(fv, &c.Type, decode)
+				case is(name, plain, "function"):
+					switch fv[0] {
+					case 'n':
+						c.Function.Name, c.Function.Arguments = "", ""
+					case '{':
+						walked := rawjson.Members(fv, func(name, gv []byte) bool {
+							plain := bytes.IndexByte(name, '\\') < 0
+							switch {
+							case is(name, plain, "name"):
+								bad = !strField(gv, &c.Function.Name, decode)
+							case is(name, plain, "arguments"):
+								bad = !strField(gv, &c.Function.Arguments, decode)
+							}
+							return !bad
+						})
+						bad = bad || !walked
+					default:
+						bad = true
+					}
+				}
+				return !bad
+			})
+			if bad || !walked {
+				return false
+			}
+		default:
+			return false
+		}
+		if decode {
+			calls = append(calls, c)
+		}
+		return true
+	})
+	return calls, ok
+}
+
+// strField checks that v is a string or null and, with decode, stores it
+// in dst.
+func strField(v []byte, dst *string, decode bool) bool {
+	if v[0] != '"' && v[0] != 'n' {
+		return false
+	}
+	if decode {
+		*dst = str(v)
+	}
+	return true
+}
+
+// elements calls fn with each element of the JSON array arr, and reports
+// false when fn does or when arr is not an array it could walk.
+func elements(arr []byte, fn func(el []byte) bool) bool {
+	i := rawjson.SkipWS(arr, 1)
+	if i < len(arr) && arr[i] == ']' {
+		return true
+	}
+	for i < len(arr) {
+		end := rawjson.SkipValue(arr, i)
+		if end < 0 || !fn(arr[i:end]) {
+			return false
+		}
+		i = rawjson.SkipWS(arr, end)
+		if i >= len(arr) {
+			return false
+		}
+		if arr[i] == ']' {
+			return true
+		}
+		if arr[i] != ',' {
+			return false
+		}
+		i = rawjson.SkipWS(arr, i+1)
+	}
+	return false
+}
+
+// str decodes a string field: "" for an absent or null field.
+func str(v []byte) string {
+	if len(v) == 0 || v[0] != '"' {
+		return ""
+	}
+	s, _ := unquote(v)
+	return s
+}
+
+// strBytes is str without a copy when the literal has no escapes: the
+// bytes are only valid as long as v.
+func strBytes(v []byte) []byte {
+	if len(v) == 0 || v[0] != '"' {
+		return nil
+	}
+	if s, ok := rawjson.Plain(v); ok && utf8.Valid(s) {
+		return s
+	}
+	s, _ := unquote(v)
+	return []byte(s)
+}
+
+// seqNum reads a seq as seqOf does (the integer, whether it is one, and
+// its text when it is not), without allocating for the usual plain
+// positive integer.
+func seqNum(v []byte) (n int64, ok bool, text string) {
+	if len(v) > 0 && len(v) <= 18 && v[0] >= '1' && v[0] <= '9' {
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				goto slow
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return n, true, ""
+	}
+slow:
+	n, text, ok = seqOf(jsontext.Value(v))
+	if ok {
+		text = ""
+	}
+	return n, ok, text
+}
+
+// unquote decodes the JSON string literal v as rawjson.Unquote does
+// (JSON.parse's rules: a lone surrogate becomes U+FFFD), several times
+// faster on the long texts with escapes the views decode. Anything it does
+// not expect (invalid UTF-8, a bad escape) goes to rawjson.Unquote.
+func unquote(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return rawjson.Unquote(v)
+	}
+	s := v[1 : len(v)-1]
+	i := special(s)
+	if i == len(s) || !utf8.Valid(s) {
+		return rawjson.Unquote(v)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for {
+		b.Write(s[:i])
+		s = s[i:]
+		if s[0] != '\\' || len(s) < 2 {
+			return rawjson.Unquote(v) // an unescaped quote or control character
+		}
+		n := 2
+		switch c := s[1]; c {
+		case '"', '\\', '/':
+			b.WriteByte(c)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(s)
+			if !ok {
+				return rawjson.Unquote(v)
+			}
+			n = 6
+			if utf16.IsSurrogate(r) {
+				r2, ok := hex4(s[6:])
+				if ok && r < 0xdc00 && r2 >= 0xdc00 && r2 <= 0xdfff {
+					r = utf16.DecodeRune(r, r2)
+					n = 12
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			b.WriteRune(r)
+		default:
+			return rawjson.Unquote(v)
+		}
+		s = s[n:]
+		if i = special(s); i == len(s) {
+			b.Write(s)
+			return b.String(), true
+		}
+	}
+}
+
+// special returns the index of the first byte of s that a JSON string
+// cannot hold as it is (a quote, a backslash or a control character), or
+// len(s); eight bytes at a time.
+func special(s []byte) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(s[i:])
+		q, bs := x^('"'*lo), x^('\\'*lo)
+		m := ((q - lo) &^ q) | ((bs - lo) &^ bs) | ((x - 0x20*lo) &^ x)
+		if m &= hi; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
+}
+
+// hex4 reads the \uXXXX escape at the start of s.
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}

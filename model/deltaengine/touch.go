@@ -1,0 +1,130 @@
+package deltaengine
+
+import (
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+// Touched returns the paths of the state JSON (model.StateJSON without
+// "at") that differ between prev and s, the paths replay.Diff would report,
+// for replay's blame records (replay.Toucher). When s extends prev's log (s
+// was folded from prev, as blame's pass asks), only the events between them
+// are read back from the journal, so the cost does not grow with the
+// conversation; for any other prev both views are built and diffed.
+func (s *state) Touched(prev model.State) []replay.Path {
+	p, ok := prev.(*state)
+	if !ok || p == nil || !s.extends(p) {
+		return diffPaths(nil, stateView(prev), stateView(s))
+	}
+	var out []replay.Path
+	if pp, sp := pendingList(p), pendingList(s); len(pp) != 0 || len(sp) != 0 {
+		out = diffPaths(out, pp, sp, "pending")
+	}
+	if p.x.runID != s.x.runID {
+		out = append(out, replay.Path{"run_id"})
+	}
+	if !p.x.task.Equal(s.x.task) {
+		out = append(out, replay.Path{"task"})
+	}
+	if p.status() != s.status() {
+		out = append(out, replay.Path{"status"})
+	}
+	if p.iterations != s.iterations {
+		out = append(out, replay.Path{"iterations"})
+	}
+	for k := p.msgs; k < s.msgs; k++ {
+		out = append(out, replay.Path{"messages", k})
+	}
+	out = s.touchedActions(p, out)
+	if p.x.sysCounts != s.x.sysCounts {
+		out = diffPaths(out, p.systemMessages(), s.systemMessages(), "system_messages")
+	}
+	if a, b := p.lastSeq(), s.lastSeq(); a != b {
+		out = append(out, replay.Path{"last_seq"})
+	}
+	if p.x.seqProblems != s.x.seqProblems {
+		out = diffPaths(out, p.problems(), s.problems(), "seq_problems")
+	}
+	return out
+}
+
+// extends reports whether the first p.nLog entries of s's log are p's.
+func (s *state) extends(p *state) bool {
+	if s.nLog < p.nLog || s.msgs < p.msgs {
+		return false
+	}
+	if p.nLog == 0 || s.log == p.log {
+		return true
+	}
+	for a := s.log; a != nil; a = a.parent {
+		if a.parent == p.log && a.base >= p.nLog {
+			return true
+		}
+		if a.base < p.nLog {
+			return false
+		}
+	}
+	return false
+}
+
+// touchedActions appends the paths of the actions changed by the log
+// entries s has after p's.
+func (s *state) touchedActions(p *state, out []replay.Path) []replay.Path {
+	var sr, pr *reader
+	done := map[string]bool{}
+	for i := p.nLog; i < s.nLog; i++ {
+		if sr == nil {
+			sr = s.log.snapshot(s.nLog).reader(0, nil)
+		}
+		e := sr.get(i)
+		if k := e.kind(); k != kRequest && k != kResult {
+			continue
+		}
+		id := sr.info(i).id
+		if done[id] {
+			continue
+		}
+		done[id] = true
+		if e.has(fFirst) {
+			out = append(out, replay.Path{"actions", id})
+			continue
+		}
+		if pr == nil {
+			pr = p.log.snapshot(p.nLog).reader(0, nil)
+		}
+		was, _ := pr.action(id)
+		now, _ := sr.action(id)
+		out = diffPaths(out, was.object(), now.object(), "actions", id)
+	}
+	return out
+}
+
+// diffPaths appends the paths replay.Diff reports between a and b, each
+// under prefix.
+func diffPaths(out []replay.Path, a, b any, prefix ...any) []replay.Path {
+	for _, c := range replay.Diff(a, b) {
+		out = append(out, append(append(replay.Path{}, prefix...), c.Path...))
+	}
+	return out
+}
+
+// stateView is model.StateJSON without "at".
+func stateView(s model.State) model.Object {
+	o := model.StateJSON(Format, s, 0)
+	out := make(model.Object, 0, len(o)-1)
+	for _, f := range o {
+		if f.Key != "at" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func pendingList(s *state) []any {
+	p := s.Pending()
+	out := make([]any, 0, len(p))
+	for _, it := range p {
+		out = append(out, it.Object())
+	}
+	return out
+}

@@ -1,0 +1,26 @@
+package deltaengine
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
+)
+
+// unquote must decode exactly as rawjson.Unquote (JSON.parse's rules).
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{
+		`""`, `"plain"`, `"a\nb\tc\"d\\e\/f\bg\fh\ri"`, `"\u00e9\u00E9 é"`, `"\ud83d\ude00"`, `"\ud800"`, `"\udc00x"`,
+		`"\ud800\u0041"`, `"\ud800\ud800\udc00"`, `"\ud800\\"`, `"\udbff\udfff"`, `"\u0000"`, `"\x"`, `"\u12"`, `"\u12g4"`,
+		`"` + "\xff" + `\n"`, `"a\"`, `"\"`, `"x`, `"\ud800\u"`, `"\ud800\udc0"`, "\"\t\\n\"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		got, gotOK := unquote(v)
+		want, wantOK := rawjson.Unquote(v)
+		if got != want || gotOK != wantOK {
+			t.Errorf("unquote(%s) = %s, %v; rawjson.Unquote gives %s, %v", v, strconv.Quote(got), gotOK, strconv.Quote(want), wantOK)
+		}
+	})
+}
