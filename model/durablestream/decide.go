@@ -73,7 +73,7 @@ func (format) DecisionRecord(st model.State, p model.Pending, d model.Decision) 
 	if id == "" {
 		id = d.ID
 	}
-	cp, ok := s.pending.get(id)
+	cp, ok := s.pendingCheckpoint(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrNotPending, id)
 	}

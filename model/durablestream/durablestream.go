@@ -13,6 +13,13 @@
 // ledger.* events, the sessions of lifecycle.session.* events and a count of
 // events per type.
 //
+// The fold reads single members of each line with internal/rawjson and
+// never decodes a whole line: most events (text and reasoning deltas,
+// tool parts with their output) only count, so only their envelope is
+// walked. Long text a state keeps (prompts, results, errors) stays in the
+// journal as a text. The states of one replay share their history
+// (see lineage), so a keyframe costs a few hundred bytes.
+//
 // Format also implements model.Decider: a decision on a pending checkpoint
 // is written as the checkpoint.approved or checkpoint.rejected line that
 // Durable Stream's own approveCheckpoint / rejectCheckpoint append.
@@ -23,7 +30,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/benbjohnson/immutable"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/rewind-tui/rewind/model"
@@ -44,251 +50,115 @@ var _ model.Decider = format{}
 // Name returns "durable-stream".
 func (format) Name() string { return model.DurableStream }
 
-// Init returns the state before the first event.
-func (format) Init() model.State { return empty }
+// Init returns the state before the first event, with a lineage of its
+// own.
+func (format) Init() model.State { return &state{lin: newLineage()} }
 
 // Docs returns CHECKPOINTS.
 func (format) Docs() []string { return []string{DocCheckpoints} }
 
-// omap is an immutable map that iterates in first-insertion order, like a
-// JavaScript Map: setting an existing key keeps its place.
-type omap[V any] struct {
-	byID  *immutable.Map[string, oentry[V]]
-	order *immutable.SortedMap[int64, string]
-}
-
-type oentry[V any] struct {
-	ord int64
-	v   V
-}
-
-func newOmap[V any]() omap[V] {
-	return omap[V]{immutable.NewMap[string, oentry[V]](nil), immutable.NewSortedMap[int64, string](nil)}
-}
-
-func (m omap[V]) get(id string) (V, bool) {
-	e, ok := m.byID.Get(id)
-	return e.v, ok
-}
-
-func (m omap[V]) set(id string, v V, ord int64) omap[V] {
-	if e, ok := m.byID.Get(id); ok {
-		return omap[V]{m.byID.Set(id, oentry[V]{e.ord, v}), m.order}
-	}
-	return omap[V]{m.byID.Set(id, oentry[V]{ord, v}), m.order.Set(ord, id)}
-}
-
-func (m omap[V]) del(id string) omap[V] {
-	e, ok := m.byID.Get(id)
-	if !ok {
-		return m
-	}
-	return omap[V]{m.byID.Delete(id), m.order.Delete(e.ord)}
-}
-
-func (m omap[V]) len() int { return m.byID.Len() }
-
-func (m omap[V]) values() []V {
-	out := make([]V, 0, m.byID.Len())
-	for it := m.order.Iterator(); !it.Done(); {
-		_, id, _ := it.Next()
-		e, _ := m.byID.Get(id)
-		out = append(out, e.v)
-	}
-	return out
-}
-
 // option is one CheckpointOption {id, label, description?}.
 type option struct {
-	ID          string `json:"id"`
-	Label       string `json:"label"`
-	Description string `json:"description"`
+	ID          string
+	Label       string
+	Description string
 }
 
 // checkpoint is a pending Checkpoint payload plus where it was asked.
 type checkpoint struct {
-	id, decisionPoint, requestedBy, streamID string
-	options                                  []option
-	requestedAt                              int64
-	expiresAt                                *int64
-	at                                       int
+	id, requestedBy, streamID string
+	decisionPoint             text
+	options                   []option
+	requestedAt               int64
+	expiresAt                 opt
+	at                        int
 }
 
 // intent is an active Intent payload (agent.spawned).
 type intent struct {
-	id, description, agent, prompt, parentSessionID, streamID string
-	timeoutMs, createdAt                                      *int64
-	at                                                        int
+	id, agent, parentSessionID, streamID string
+	description, prompt                  text
+	timeoutMs, createdAt                 opt
+	at                                   int
 }
 
 // decision is a checkpoint.approved or checkpoint.rejected event.
 type decision struct {
-	id, decisionPoint, by, option, reason string
-	approved                              bool
-	matched                               bool // it removed a pending checkpoint
-	at                                    int
-	decidedAt                             int64
+	id, by, option        string
+	decisionPoint, reason text
+	approved              bool
+	matched               bool // it removed a pending checkpoint
+	at                    int
+	decidedAt             int64
+	n                     int64 // the version that recorded it
 }
 
 // finished is an agent.completed, agent.failed or agent.aborted event.
 type finished struct {
-	id, agent, description, status, result, err string
-	duration                                    *int64
-	at                                          int
-	finishedAt                                  int64
+	id, agent, status        string
+	description, result, err text
+	duration                 opt
+	at                       int
+	finishedAt               int64
 }
 
 // ledgerItem is an epic or a task of the event-driven ledger.
 type ledgerItem struct {
-	id, title, epicID, agent, status, result, err string
-	at                                            int
+	id, title, epicID, agent, status string
+	result, err                      text
+	at                               int
+}
+
+// directive, assumption, learning and handoff are the ledger's
+// governance, learning and handoff events.
+type directive struct {
+	content text
+	at      int
+}
+
+type assumption struct {
+	source             string
+	content, rationale text
+	at                 int
+}
+
+type learning struct {
+	typ     string
+	content text
+	at      int
+}
+
+type handoff struct {
+	status, epicID                         string
+	reason, command                        text
+	filesModified, whatsDone, next, keyCtx []string
+	at                                     int
 }
 
 // session is an OpenCode session seen through lifecycle.session.* events.
 type session struct {
-	id, title, directory, status, err string
-	createdAt, updatedAt              int64
-	at                                int
+	id, title, directory, status string
+	err                          text
+	createdAt, updatedAt         int64
+	at                           int
 }
 
-// state is the fold after some events. It is immutable.
+// state is the fold after n events: a version of its lineage, which holds
+// the collections, plus what changes with every event. It is immutable.
+//
+// The fields below lin each change exactly when the part of the view they
+// stand for may change, so that replay's blame, which compares states
+// field by field, can tell which top-level fields an event touched.
 type state struct {
-	n           int64 // events folded; also the insertion counter
+	lin         *lineage
+	n           int64 // events folded; the state's version of lin
 	lastEventAt int64
-	pending     omap[*checkpoint]
-	active      omap[*intent]
-	decided     *immutable.List[*decision]
-	verdicts    *immutable.Map[string, int] // checkpoint id -> index in decided
-	finished    *immutable.List[*finished]
-	epics       omap[*ledgerItem]
-	tasks       omap[*ledgerItem]
-	directives  *immutable.List[model.Object]
-	assumptions *immutable.List[model.Object]
-	learnings   *immutable.List[model.Object]
-	handoffs    *immutable.List[model.Object]
-	sessions    omap[*session]
-	counts      *immutable.SortedMap[string, int64]
+	// Lengths of lin's lists as this state sees them.
+	nDecided, nFinished                              int32
+	nDirectives, nAssumptions, nLearnings, nHandoffs int32
+	nPending, nActive                                int32
+	pendingAt, activeAt, ledgerAt, sessionsAt        int64 // version of the last change
 }
-
-var empty = &state{
-	pending:     newOmap[*checkpoint](),
-	active:      newOmap[*intent](),
-	decided:     immutable.NewList[*decision](),
-	verdicts:    immutable.NewMap[string, int](nil),
-	finished:    immutable.NewList[*finished](),
-	epics:       newOmap[*ledgerItem](),
-	tasks:       newOmap[*ledgerItem](),
-	directives:  immutable.NewList[model.Object](),
-	assumptions: immutable.NewList[model.Object](),
-	learnings:   immutable.NewList[model.Object](),
-	handoffs:    immutable.NewList[model.Object](),
-	sessions:    newOmap[*session](),
-	counts:      immutable.NewSortedMap[string, int64](nil),
-}
-
-// envelope is a StreamEvent with the fields rewind reads.
-type envelope struct {
-	ID        string         `json:"id"`
-	Type      string         `json:"type"`
-	StreamID  string         `json:"stream_id"`
-	Actor     string         `json:"actor"`
-	Timestamp int64          `json:"timestamp"`
-	Payload   jsontext.Value `json:"payload"`
-}
-
-func decodeEnvelope(raw []byte) (*envelope, bool) {
-	var e envelope
-	if model.Unmarshal(raw, &e) != nil || e.Type == "" || e.Payload.Kind() != '{' {
-		return nil, false
-	}
-	return &e, true
-}
-
-type checkpointPayload struct {
-	ID            string   `json:"id"`
-	DecisionPoint string   `json:"decision_point"`
-	Options       []option `json:"options"`
-	RequestedBy   string   `json:"requested_by"`
-	RequestedAt   *int64   `json:"requested_at"`
-	ExpiresAt     *int64   `json:"expires_at"`
-}
-
-type decisionPayload struct {
-	CheckpointID   string `json:"checkpoint_id"`
-	ApprovedBy     string `json:"approved_by"`
-	RejectedBy     string `json:"rejected_by"`
-	SelectedOption string `json:"selected_option"`
-	Reason         string `json:"reason"`
-}
-
-type intentPayload struct {
-	ID              string `json:"id"`
-	Description     string `json:"description"`
-	Agent           string `json:"agent"`
-	Prompt          string `json:"prompt"`
-	ParentSessionID string `json:"parent_session_id"`
-	TimeoutMs       *int64 `json:"timeout_ms"`
-	CreatedAt       *int64 `json:"created_at"`
-}
-
-type finishPayload struct {
-	IntentID string         `json:"intent_id"`
-	Result   jsontext.Value `json:"result"`
-	Error    jsontext.Value `json:"error"`
-	Reason   jsontext.Value `json:"reason"`
-	Duration *int64         `json:"duration"`
-}
-
-type ledgerPayload struct {
-	EpicID               string         `json:"epicId"`
-	EpicTitle            string         `json:"epicTitle"`
-	TaskID               string         `json:"taskId"`
-	TaskTitle            string         `json:"taskTitle"`
-	Agent                string         `json:"agent"`
-	Result               jsontext.Value `json:"result"`
-	Summary              jsontext.Value `json:"summary"`
-	Error                jsontext.Value `json:"error"`
-	DirectiveContent     string         `json:"directiveContent"`
-	AssumptionContent    string         `json:"assumptionContent"`
-	AssumptionSource     string         `json:"assumptionSource"`
-	AssumptionRationale  string         `json:"assumptionRationale"`
-	LearningType         string         `json:"learningType"`
-	LearningContent      string         `json:"learningContent"`
-	HandoffReason        string         `json:"handoffReason"`
-	HandoffCommand       string         `json:"handoffCommand"`
-	HandoffFilesModified []string       `json:"handoffFilesModified"`
-	HandoffWhatsDone     []string       `json:"handoffWhatsDone"`
-	HandoffWhatsNext     []string       `json:"handoffWhatsNext"`
-	HandoffKeyContext    []string       `json:"handoffKeyContext"`
-}
-
-type sessionPayload struct {
-	ID        string         `json:"id"`
-	Title     string         `json:"title"`
-	Directory string         `json:"directory"`
-	Error     jsontext.Value `json:"error"`
-}
-
-// text returns a payload value as display text: a string as it is, null or
-// absent as "", anything else as its compact JSON.
-func text(v jsontext.Value) string {
-	switch v.Kind() {
-	case 0, 'n':
-		return ""
-	case '"':
-		var s string
-		if model.Unmarshal(v, &s) == nil {
-			return s
-		}
-	}
-	c := v.Clone()
-	if c.Compact() != nil {
-		return string(v)
-	}
-	return string(c)
-}
-
-func (s *state) clone() *state { c := *s; return &c }
 
 // Apply folds one event into s. Lines that are not StreamEvent envelopes
 // (type missing, timestamp not an integer, payload not an object) and
@@ -298,185 +168,265 @@ func (format) Apply(st model.State, ev model.Event) model.State {
 	if !ok {
 		return st
 	}
-	e, ok := decodeEnvelope(ev.Raw)
-	if !ok {
+	var e envelope
+	if !e.parse(ev.Raw) {
 		return s
 	}
-	ns := s.clone()
+	p := payload{strs: s.lin.strs}
+	if !p.parse(&e, ev) {
+		return s
+	}
+	ns := *s
 	ns.n++
-	ns.lastEventAt = e.Timestamp
-	c, _ := s.counts.Get(e.Type)
-	ns.counts = s.counts.Set(e.Type, c+1)
-	if !ns.fold(e, ev.Pos) {
-		return s
+	ns.lastEventAt = e.ts
+	l := s.lin
+	l.mu.Lock()
+	write := l.claimed == s.n
+	if !write {
+		// A state after s exists: reuse its step if this is the same
+		// event (or both only count, and count the same type), fork
+		// otherwise.
+		id, recorded := l.stepAt(ns.n)
+		if recorded != (p.kind != none) || recorded && id != l.identity(ev) || !recorded && !l.types.sameType(ns.n, &e) {
+			nl := l.fork(s)
+			l.mu.Unlock()
+			l = nl
+			l.mu.Lock()
+			write = true
+		}
 	}
-	return ns
+	if write {
+		l.claimed = ns.n
+		l.logType(ns.n, &e, l.types.code(&e))
+		if p.kind != none {
+			l.steps = append(l.steps, step{ns.n, l.identity(ev)})
+		}
+	}
+	ns.lin = l
+	ns.fold(l, &p, &e, ev.Pos, write)
+	l.mu.Unlock()
+	if write {
+		return l.place(&ns, ev.Pos)
+	}
+	return &ns
 }
 
-// fold applies the event's effect on ns (a fresh copy). It returns false
-// when the payload does not fit.
-func (ns *state) fold(e *envelope, pos int) bool {
-	p := e.Payload
-	switch t := e.Type; {
-	case t == "checkpoint.requested":
-		var c checkpointPayload
-		if model.Unmarshal(p, &c) != nil {
-			return false
+// fold applies the payload's effect: ns is the new state (a copy of the
+// old one with n incremented), l its lineage, locked. Reads look at the
+// old version (ns.n-1); writes, only when write is set, record entries at
+// ns.n. With write unset (the step was recorded before) it only computes
+// ns's fields.
+func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) {
+	old, n := ns.n-1, ns.n
+	switch p.kind {
+	case requested:
+		c := &p.cp
+		at := e.ts
+		if c.requestedAt.set {
+			at = c.requestedAt.v
 		}
-		at := e.Timestamp
-		if c.RequestedAt != nil {
-			at = *c.RequestedAt
+		if _, ok := l.pending.get(c.id, old); !ok {
+			ns.nPending++
 		}
-		ns.pending = ns.pending.set(c.ID, &checkpoint{
-			id: c.ID, decisionPoint: c.DecisionPoint, requestedBy: c.RequestedBy, streamID: e.StreamID,
-			options: c.Options, requestedAt: at, expiresAt: c.ExpiresAt, at: pos,
-		}, ns.n)
-		ns.verdicts = ns.verdicts.Delete(c.ID)
-	case t == "checkpoint.approved" || t == "checkpoint.rejected":
-		var d decisionPayload
-		if model.Unmarshal(p, &d) != nil {
-			return false
+		ns.pendingAt = n
+		if write {
+			cp := l.mem.checkpoints.new()
+			*cp = checkpoint{
+				id: l.mem.str(c.id), decisionPoint: l.mem.text(c.decisionPoint), requestedBy: c.requestedBy,
+				streamID: e.streamID, options: l.mem.opts(c.options), requestedAt: at, expiresAt: c.expiresAt, at: pos,
+			}
+			l.pending.set(cp.id, cp, n)
 		}
-		dec := &decision{id: d.CheckpointID, approved: t == "checkpoint.approved", at: pos, decidedAt: e.Timestamp}
+	case approved, rejected:
+		d := &p.dec
+		dec := decision{id: d.checkpointID, approved: p.kind == approved, at: pos, decidedAt: e.ts, n: n}
 		if dec.approved {
-			dec.by, dec.option = d.ApprovedBy, d.SelectedOption
+			dec.by, dec.option = d.approvedBy, d.selectedOption
 		} else {
-			dec.by, dec.reason = d.RejectedBy, d.Reason
+			dec.by, dec.reason = d.rejectedBy, d.reason
 		}
-		if cp, ok := ns.pending.get(d.CheckpointID); ok {
+		if cp, ok := l.pending.get(d.checkpointID, old); ok {
+			dec.id = cp.id // the same string, kept once
 			dec.decisionPoint, dec.matched = cp.decisionPoint, true
-			ns.pending = ns.pending.del(d.CheckpointID)
-			ns.verdicts = ns.verdicts.Set(d.CheckpointID, ns.decided.Len())
-		} else if i, ok := ns.verdicts.Get(d.CheckpointID); ok {
-			dec.decisionPoint = ns.decided.Get(i).decisionPoint
+			ns.nPending--
+			ns.pendingAt = n
+			if write {
+				l.pending.del(d.checkpointID, n)
+			}
+		} else if v, ok := l.verdict(d.checkpointID, old, ns.nDecided-1); ok {
+			dec.decisionPoint = v.decisionPoint
 		}
-		ns.decided = ns.decided.Append(dec)
-	case t == "agent.spawned":
-		var in intentPayload
-		if model.Unmarshal(p, &in) != nil {
-			return false
+		ns.nDecided++
+		if write {
+			if !dec.matched {
+				dec.id = l.mem.str(dec.id)
+			}
+			dec.reason = l.mem.text(dec.reason)
+			l.decided = append(l.decided, dec)
 		}
-		if in.ID != "" {
-			ns.active = ns.active.set(in.ID, &intent{
-				id: in.ID, description: in.Description, agent: in.Agent, prompt: in.Prompt,
-				parentSessionID: in.ParentSessionID, streamID: e.StreamID, timeoutMs: in.TimeoutMs,
-				createdAt: in.CreatedAt, at: pos,
-			}, ns.n)
+	case spawned:
+		in := &p.in
+		if in.id == "" {
+			return
 		}
-	case t == "agent.completed" || t == "agent.failed" || t == "agent.aborted":
-		var f finishPayload
-		if model.Unmarshal(p, &f) != nil {
-			return false
+		if _, ok := l.active.get(in.id, old); !ok {
+			ns.nActive++
 		}
-		if f.IntentID == "" {
-			return true
+		ns.activeAt = n
+		if write {
+			it := l.mem.intents.new()
+			*it = intent{
+				id: l.mem.str(in.id), description: l.mem.text(in.description), agent: in.agent,
+				prompt: l.mem.text(in.prompt), parentSessionID: in.parentSessionID, streamID: e.streamID,
+				timeoutMs: in.timeoutMs, createdAt: in.createdAt, at: pos,
+			}
+			l.active.set(it.id, it, n)
 		}
-		fin := &finished{id: f.IntentID, status: strings.TrimPrefix(t, "agent."), result: text(f.Result),
-			err: text(f.Error), duration: f.Duration, at: pos, finishedAt: e.Timestamp}
-		if t == "agent.aborted" && fin.err == "" {
-			fin.err = text(f.Reason)
+	case completed, failed, aborted:
+		f := &p.fin
+		if f.intentID == "" {
+			return
 		}
-		if in, ok := ns.active.get(f.IntentID); ok {
+		fin := finished{id: f.intentID, status: strings.TrimPrefix(e.typ, "agent."), result: f.result,
+			err: f.err, duration: f.duration, at: pos, finishedAt: e.ts}
+		if p.kind == aborted && fin.err.IsEmpty() {
+			fin.err = f.reason
+		}
+		found := false
+		if in, ok := l.active.get(f.intentID, old); ok {
+			found = true
+			fin.id = in.id // the same string, kept once
 			fin.agent, fin.description = in.agent, in.description
-			if fin.description == "" {
+			if fin.description.IsEmpty() {
 				fin.description = in.prompt
 			}
+			ns.nActive--
+			ns.activeAt = n
+			if write {
+				l.active.del(f.intentID, n)
+			}
 		}
-		ns.active = ns.active.del(f.IntentID)
-		ns.finished = ns.finished.Append(fin)
-	case strings.HasPrefix(t, "ledger."):
-		var l ledgerPayload
-		if model.Unmarshal(p, &l) != nil {
-			return false
+		ns.nFinished++
+		if write {
+			if !found {
+				fin.id = l.mem.str(fin.id)
+			}
+			// The description and agent are the intent's, kept already.
+			fin.result, fin.err = l.mem.text(fin.result), l.mem.text(fin.err)
+			l.finished = append(l.finished, fin)
 		}
-		ns.ledger(t, &l, pos)
-	case strings.HasPrefix(t, "lifecycle.session."):
-		var sp sessionPayload
-		if model.Unmarshal(p, &sp) != nil {
-			return false
+	case ledgerEvent:
+		ns.ledger(l, e, &p.led, pos, write)
+	case sessionEvent:
+		sp := &p.ses
+		status := strings.TrimPrefix(e.typ, "lifecycle.session.")
+		if write && e.known < 0 {
+			status = l.mem.str(status) // not a substring of a constant
 		}
-		status := strings.TrimPrefix(t, "lifecycle.session.")
-		id := e.StreamID
-		if status == "created" && sp.ID != "" {
-			id = sp.ID
+		id := e.streamID
+		if status == "created" && sp.id != "" {
+			id = sp.id
 		}
-		se := &session{id: id, status: status, createdAt: e.Timestamp, at: pos}
-		if old, ok := ns.sessions.get(id); ok {
-			cp := *old
-			se = &cp
+		ns.sessionsAt = n
+		if !write {
+			return
+		}
+		se := l.mem.sessions.new()
+		if prev, ok := l.sessions.get(id, old); ok {
+			*se = *prev
 			se.status = status
+		} else {
+			*se = session{id: id, status: status, createdAt: e.ts, at: pos}
 		}
-		if sp.Title != "" {
-			se.title = sp.Title
+		if sp.title != "" {
+			se.title = sp.title
 		}
-		if sp.Directory != "" {
-			se.directory = sp.Directory
+		if sp.directory != "" {
+			se.directory = sp.directory
 		}
 		if status == "error" {
-			se.err = text(sp.Error)
+			se.err = l.mem.text(sp.err)
 		}
-		se.updatedAt = e.Timestamp
-		ns.sessions = ns.sessions.set(id, se, ns.n)
+		se.updatedAt = e.ts
+		l.sessions.set(id, se, n)
 	}
-	return true
 }
 
 // ledger applies one ledger.* event (EventDrivenLedger.emit).
-func (ns *state) ledger(t string, l *ledgerPayload, pos int) {
+func (ns *state) ledger(l *lineage, e *envelope, p *ledgerPayload, pos int, write bool) {
+	old, n := ns.n-1, ns.n
+	t := e.typ
 	kind, _, _ := strings.Cut(strings.TrimPrefix(t, "ledger."), ".")
 	status := t[strings.LastIndexByte(t, '.')+1:]
-	update := func(m omap[*ledgerItem], id, title string) omap[*ledgerItem] {
-		it := &ledgerItem{id: id}
-		if old, ok := m.get(id); ok {
-			cp := *old
-			it = &cp
+	if write && e.known < 0 {
+		status = l.mem.str(status) // not a substring of a constant
+	}
+	update := func(m *omap[*ledgerItem], id, title string) {
+		ns.ledgerAt = n
+		if !write {
+			return
+		}
+		it := l.mem.items.new()
+		if prev, ok := m.get(id, old); ok {
+			*it = *prev
+		} else {
+			it.id = l.mem.str(id)
 		}
 		if title != "" {
 			it.title = title
 		}
-		if kind == "task" && l.EpicID != "" {
-			it.epicID = l.EpicID
+		if kind == "task" && p.epicID != "" {
+			it.epicID = p.epicID
 		}
-		if l.Agent != "" {
-			it.agent = l.Agent
+		if p.agent != "" {
+			it.agent = p.agent
 		}
-		if r := text(l.Result); r != "" {
-			it.result = r
-		} else if r := text(l.Summary); r != "" {
-			it.result = r
+		if !p.result.IsEmpty() {
+			it.result = l.mem.text(p.result)
+		} else if !p.summary.IsEmpty() {
+			it.result = l.mem.text(p.summary)
 		}
-		if e := text(l.Error); e != "" {
-			it.err = e
+		if !p.err.IsEmpty() {
+			it.err = l.mem.text(p.err)
 		}
 		it.status, it.at = status, pos
-		return m.set(id, it, ns.n)
-	}
-	strs := func(v []string) []any {
-		out := make([]any, len(v))
-		for i, s := range v {
-			out[i] = s
-		}
-		return out
+		m.set(id, it, n)
 	}
 	switch kind {
 	case "epic":
-		ns.epics = update(ns.epics, l.EpicID, l.EpicTitle)
+		update(&l.epics, p.epicID, p.epicTitle)
 	case "task":
-		ns.tasks = update(ns.tasks, l.TaskID, l.TaskTitle)
+		update(&l.tasks, p.taskID, p.taskTitle)
 	case "governance":
 		if status == "directive_added" {
-			ns.directives = ns.directives.Append(obj("content", l.DirectiveContent, "at", pos))
+			ns.nDirectives++
+			ns.ledgerAt = n
+			if write {
+				l.directives = append(l.directives, directive{content: l.mem.text(p.directiveContent), at: pos})
+			}
 		} else if status == "assumption_added" {
-			ns.assumptions = ns.assumptions.Append(obj("content", l.AssumptionContent,
-				"source", l.AssumptionSource, "rationale", l.AssumptionRationale, "at", pos))
+			ns.nAssumptions++
+			ns.ledgerAt = n
+			if write {
+				l.assumptions = append(l.assumptions, assumption{content: l.mem.text(p.assumptionContent),
+					source: p.assumptionSource, rationale: l.mem.text(p.assumptionRationale), at: pos})
+			}
 		}
 	case "learning":
-		ns.learnings = ns.learnings.Append(obj("type", l.LearningType, "content", l.LearningContent, "at", pos))
+		ns.nLearnings++
+		ns.ledgerAt = n
+		if write {
+			l.learnings = append(l.learnings, learning{typ: p.learningType, content: l.mem.text(p.learningContent), at: pos})
+		}
 	case "handoff":
-		ns.handoffs = ns.handoffs.Append(obj("status", status, "epic_id", l.EpicID, "reason", l.HandoffReason,
-			"command", l.HandoffCommand, "files_modified", strs(l.HandoffFilesModified),
-			"whats_done", strs(l.HandoffWhatsDone), "whats_next", strs(l.HandoffWhatsNext),
-			"key_context", strs(l.HandoffKeyContext), "at", pos))
+		ns.nHandoffs++
+		ns.ledgerAt = n
+		if write {
+			l.handoffs = append(l.handoffs, handoff{status: status, epicID: p.epicID, reason: l.mem.text(p.handoffReason),
+				command: l.mem.text(p.handoffCommand), filesModified: l.mem.list(p.handoffFilesModified),
+				whatsDone: l.mem.list(p.handoffWhatsDone), next: l.mem.list(p.handoffWhatsNext),
+				keyCtx: l.mem.list(p.handoffKeyContext), at: pos})
+		}
 	}
 }
 
@@ -494,7 +444,9 @@ func obj(kv ...any) model.Object {
 // the checkpoint's options (id, label), RequestedAt requested_at as RFC
 // 3339, RequestedBy requested_by, At the position of checkpoint.requested.
 func (s *state) Pending() []model.Pending {
-	cps := s.pending.values()
+	s.lin.mu.Lock()
+	cps := s.lin.pending.values(s.n)
+	s.lin.mu.Unlock()
 	out := make([]model.Pending, 0, len(cps))
 	for _, c := range cps {
 		opts := make([]model.Option, len(c.options))
@@ -502,12 +454,19 @@ func (s *state) Pending() []model.Pending {
 			opts[i] = model.Option{ID: o.ID, Label: o.Label}
 		}
 		out = append(out, model.Pending{
-			ID: c.id, Kind: "checkpoint", Prompt: c.decisionPoint, Options: opts,
+			ID: c.id, Kind: "checkpoint", Prompt: c.decisionPoint.String(), Options: opts,
 			RequestedAt: model.FormatTime(model.MillisTime(c.requestedAt)),
 			RequestedBy: c.requestedBy, At: c.at,
 		})
 	}
 	return out
+}
+
+// pendingCheckpoint returns the checkpoint id pending in s.
+func (s *state) pendingCheckpoint(id string) (*checkpoint, bool) {
+	s.lin.mu.Lock()
+	defer s.lin.mu.Unlock()
+	return s.lin.pending.get(id, s.n)
 }
 
 // Verdict reports how checkpoint id was decided in s: the approval or
@@ -517,12 +476,13 @@ func (format) Verdict(st model.State, id string) (model.Verdict, bool) {
 	if !ok {
 		return model.Verdict{}, false
 	}
-	i, ok := s.verdicts.Get(id)
+	s.lin.mu.Lock()
+	d, ok := s.lin.verdict(id, s.n, s.nDecided-1)
+	s.lin.mu.Unlock()
 	if !ok {
 		return model.Verdict{}, false
 	}
-	d := s.decided.Get(i)
-	return model.Verdict{ID: d.id, Approved: d.approved, By: d.by, Option: d.option, Reason: d.reason, At: d.at}, true
+	return model.Verdict{ID: d.id, Approved: d.approved, By: d.by, Option: d.option, Reason: d.reason.String(), At: d.at}, true
 }
 
 var typeRE = regexp.MustCompile(`^[a-z_]+(\.[a-z_]+)+$`)

@@ -28,6 +28,9 @@ func (format) Render(st model.State, doc string) string {
 	if !ok || doc != DocCheckpoints {
 		return ""
 	}
+	l, n := s.lin, s.n
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var b strings.Builder
 	w := func(parts ...string) {
 		for _, p := range parts {
@@ -37,15 +40,15 @@ func (format) Render(st model.State, doc string) string {
 	}
 	w("# Durable Stream")
 	w()
-	w("> Events: ", strconv.FormatInt(s.n, 10), " | Pending: ", strconv.Itoa(s.pending.len()),
-		" | Active intents: ", strconv.Itoa(s.active.len()))
+	w("> Events: ", strconv.FormatInt(s.n, 10), " | Pending: ", strconv.Itoa(int(s.nPending)),
+		" | Active intents: ", strconv.Itoa(int(s.nActive)))
 	if s.n > 0 {
 		w("> Last event: ", ms(s.lastEventAt))
 	}
 	w()
 	w("## Pending checkpoints")
 	w()
-	cps := s.pending.values()
+	cps := l.pending.values(n)
 	if len(cps) == 0 {
 		w("None.")
 		w()
@@ -53,7 +56,7 @@ func (format) Render(st model.State, doc string) string {
 	for _, c := range cps {
 		w("### ", c.id)
 		w()
-		w(c.decisionPoint)
+		w(c.decisionPoint.String())
 		w()
 		if len(c.options) == 0 {
 			w("- Options: none (free answer)")
@@ -69,35 +72,35 @@ func (format) Render(st model.State, doc string) string {
 		}
 		w("- Requested by: ", c.requestedBy)
 		w("- Requested at: ", ms(c.requestedAt))
-		if c.expiresAt != nil {
-			w("- Expires at: ", ms(*c.expiresAt), " (not enforced on replay)")
+		if c.expiresAt.set {
+			w("- Expires at: ", ms(c.expiresAt.v), " (not enforced on replay)")
 		}
 		w("- Waiting since: event ", strconv.Itoa(c.at))
 		w()
 	}
 	w("## Active intents")
 	w()
-	ins := s.active.values()
+	ins := l.active.values(n)
 	if len(ins) == 0 {
 		w("None.")
 	}
 	for _, in := range ins {
-		what := in.description
+		what := in.description.String()
 		if what == "" {
-			what = in.prompt
+			what = in.prompt.String()
 		}
 		w("- **", in.id, "**: ", what)
 		if in.agent != "" {
 			w("  - Agent: ", in.agent)
 		}
-		if in.createdAt != nil {
-			w("  - Since: ", ms(*in.createdAt), ", event ", strconv.Itoa(in.at))
+		if in.createdAt.set {
+			w("  - Since: ", ms(in.createdAt.v), ", event ", strconv.Itoa(in.at))
 		}
 	}
 	w()
 	w("## Ledger")
 	w()
-	epics, tasks := s.epics.values(), s.tasks.values()
+	epics, tasks := l.epics.values(n), l.tasks.values(n)
 	if len(epics)+len(tasks) == 0 {
 		w("None.")
 		w()
@@ -123,17 +126,17 @@ func (format) Render(st model.State, doc string) string {
 	}
 	w("## Recently decided")
 	w()
-	if s.decided.Len() == 0 {
+	if s.nDecided == 0 {
 		w("None.")
 	}
-	for i, n := s.decided.Len()-1, 0; i >= 0 && n < recentDecisions; i, n = i-1, n+1 {
-		d := s.decided.Get(i)
-		verb, why := "Rejected", d.reason
+	for i, k := int(s.nDecided)-1, 0; i >= 0 && k < recentDecisions; i, k = i-1, k+1 {
+		d := l.decided[i]
+		verb, why := "Rejected", d.reason.String()
 		if d.approved {
 			verb, why = "Approved", d.option
 		}
-		if d.decisionPoint != "" {
-			w("- **", d.id, "**: ", d.decisionPoint)
+		if dp := d.decisionPoint.String(); dp != "" {
+			w("- **", d.id, "**: ", dp)
 		} else {
 			w("- **", d.id, "**")
 		}
@@ -155,10 +158,10 @@ func ledgerLine(it *ledgerItem) string {
 		line += ": " + it.title
 	}
 	line += "\n  - " + it.status
-	if it.err != "" {
-		line += ": " + it.err
-	} else if it.result != "" {
-		line += ": " + it.result
+	if !it.err.IsEmpty() {
+		line += ": " + it.err.String()
+	} else if !it.result.IsEmpty() {
+		line += ": " + it.result.String()
 	}
 	return line
 }

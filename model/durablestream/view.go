@@ -8,13 +8,6 @@ import (
 	"github.com/rewind-tui/rewind/model"
 )
 
-func num(p *int64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
 func (c *checkpoint) object() model.Object {
 	opts := make([]any, len(c.options))
 	for i, o := range c.options {
@@ -24,8 +17,8 @@ func (c *checkpoint) object() model.Object {
 		}
 		opts[i] = oo
 	}
-	return obj("id", c.id, "decision_point", c.decisionPoint, "options", opts,
-		"requested_by", c.requestedBy, "requested_at", c.requestedAt, "expires_at", num(c.expiresAt),
+	return obj("id", c.id, "decision_point", c.decisionPoint.String(), "options", opts,
+		"requested_by", c.requestedBy, "requested_at", c.requestedAt, "expires_at", c.expiresAt.value(),
 		"stream_id", c.streamID, "at", c.at)
 }
 
@@ -54,71 +47,81 @@ func (c *checkpoint) object() model.Object {
 //   - "events_replayed" and "last_event_at" (ms), as resume() reports them.
 //   - "counts": the number of events of each type, by type name.
 func (s *state) View() model.Object {
+	l, n := s.lin, s.n
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	pend := []any{}
-	for _, c := range s.pending.values() {
-		pend = append(pend, c.object())
-	}
+	l.pending.each(n, func(c *checkpoint) { pend = append(pend, c.object()) })
 	act := []any{}
-	for _, in := range s.active.values() {
-		act = append(act, obj("id", in.id, "description", in.description, "agent", in.agent,
-			"prompt", in.prompt, "parent_session_id", in.parentSessionID, "timeout_ms", num(in.timeoutMs),
-			"status", "running", "created_at", num(in.createdAt), "stream_id", in.streamID, "at", in.at))
-	}
-	dec := []any{}
-	for it := s.decided.Iterator(); !it.Done(); {
-		_, d := it.Next()
-		dec = append(dec, obj("id", d.id, "decision_point", d.decisionPoint, "approved", d.approved,
-			"by", d.by, "option", d.option, "reason", d.reason, "at", d.at, "decided_at", d.decidedAt,
+	l.active.each(n, func(in *intent) {
+		act = append(act, obj("id", in.id, "description", in.description.String(), "agent", in.agent,
+			"prompt", in.prompt.String(), "parent_session_id", in.parentSessionID, "timeout_ms", in.timeoutMs.value(),
+			"status", "running", "created_at", in.createdAt.value(), "stream_id", in.streamID, "at", in.at))
+	})
+	dec := make([]any, 0, s.nDecided)
+	for _, d := range l.decided[:s.nDecided] {
+		dec = append(dec, obj("id", d.id, "decision_point", d.decisionPoint.String(), "approved", d.approved,
+			"by", d.by, "option", d.option, "reason", d.reason.String(), "at", d.at, "decided_at", d.decidedAt,
 			"matched", d.matched))
 	}
-	fin := []any{}
-	for it := s.finished.Iterator(); !it.Done(); {
-		_, f := it.Next()
-		fin = append(fin, obj("id", f.id, "agent", f.agent, "description", f.description,
-			"status", f.status, "result", f.result, "error", f.err, "duration", num(f.duration),
+	fin := make([]any, 0, s.nFinished)
+	for _, f := range l.finished[:s.nFinished] {
+		fin = append(fin, obj("id", f.id, "agent", f.agent, "description", f.description.String(),
+			"status", f.status, "result", f.result.String(), "error", f.err.String(), "duration", f.duration.value(),
 			"at", f.at, "finished_at", f.finishedAt))
 	}
 	epics := []any{}
-	for _, e := range s.epics.values() {
+	l.epics.each(n, func(e *ledgerItem) {
 		epics = append(epics, obj("id", e.id, "title", e.title, "status", e.status,
-			"result", e.result, "error", e.err, "at", e.at))
-	}
+			"result", e.result.String(), "error", e.err.String(), "at", e.at))
+	})
 	tasks := []any{}
-	for _, t := range s.tasks.values() {
+	l.tasks.each(n, func(t *ledgerItem) {
 		tasks = append(tasks, obj("id", t.id, "title", t.title, "epic_id", t.epicID, "agent", t.agent,
-			"status", t.status, "result", t.result, "error", t.err, "at", t.at))
+			"status", t.status, "result", t.result.String(), "error", t.err.String(), "at", t.at))
+	})
+	directives := make([]any, s.nDirectives)
+	for i, d := range l.directives[:s.nDirectives] {
+		directives[i] = obj("content", d.content.String(), "at", d.at)
 	}
-	list := func(l interface {
-		Len() int
-		Get(int) model.Object
-	}) []any {
-		out := make([]any, l.Len())
-		for i := range out {
-			out[i] = l.Get(i)
+	assumptions := make([]any, s.nAssumptions)
+	for i, a := range l.assumptions[:s.nAssumptions] {
+		assumptions[i] = obj("content", a.content.String(), "source", a.source, "rationale", a.rationale.String(), "at", a.at)
+	}
+	learnings := make([]any, s.nLearnings)
+	for i, le := range l.learnings[:s.nLearnings] {
+		learnings[i] = obj("type", le.typ, "content", le.content.String(), "at", le.at)
+	}
+	strs := func(v []string) []any {
+		out := make([]any, len(v))
+		for i, s := range v {
+			out[i] = s
 		}
 		return out
 	}
+	handoffs := make([]any, s.nHandoffs)
+	for i, h := range l.handoffs[:s.nHandoffs] {
+		handoffs[i] = obj("status", h.status, "epic_id", h.epicID, "reason", h.reason.String(),
+			"command", h.command.String(), "files_modified", strs(h.filesModified),
+			"whats_done", strs(h.whatsDone), "whats_next", strs(h.next),
+			"key_context", strs(h.keyCtx), "at", h.at)
+	}
 	sess := []any{}
-	for _, se := range s.sessions.values() {
+	l.sessions.each(n, func(se *session) {
 		sess = append(sess, obj("id", se.id, "title", se.title, "directory", se.directory,
-			"status", se.status, "error", se.err, "created_at", se.createdAt, "updated_at", se.updatedAt, "at", se.at))
-	}
-	counts := model.Object{}
-	for it := s.counts.Iterator(); !it.Done(); {
-		k, v, _ := it.Next()
-		counts = append(counts, model.Field{Key: k, Value: v})
-	}
+			"status", se.status, "error", se.err.String(), "created_at", se.createdAt, "updated_at", se.updatedAt, "at", se.at))
+	})
 	return obj(
 		"pending_checkpoints", pend,
 		"active_intents", act,
 		"decided_checkpoints", dec,
 		"finished_intents", fin,
-		"ledger", obj("epics", epics, "tasks", tasks, "directives", list(s.directives),
-			"assumptions", list(s.assumptions), "learnings", list(s.learnings), "handoffs", list(s.handoffs)),
+		"ledger", obj("epics", epics, "tasks", tasks, "directives", directives,
+			"assumptions", assumptions, "learnings", learnings, "handoffs", handoffs),
 		"sessions", sess,
 		"events_replayed", s.n,
 		"last_event_at", s.lastEventAt,
-		"counts", counts,
+		"counts", l.types.object(n),
 	)
 }
 
@@ -163,11 +166,11 @@ func (format) Describe(ev model.Event) model.Row {
 		}
 		row.Summary = join(str(p, "agent"), what)
 	case t == "agent.completed":
-		row.Summary = text(p["result"])
+		row.Summary = shown(p["result"])
 	case t == "agent.failed":
-		row.Summary, row.Problem = text(p["error"]), true
+		row.Summary, row.Problem = shown(p["error"]), true
 	case t == "lifecycle.session.error":
-		row.Summary, row.Problem = text(p["error"]), true
+		row.Summary, row.Problem = shown(p["error"]), true
 	case t == "lifecycle.session.created":
 		row.Summary = join(str(p, "id"), str(p, "title"))
 	case strings.HasSuffix(t, "_delta"):
@@ -186,17 +189,36 @@ func (format) Describe(ev model.Event) model.Row {
 				row.Summary = join(row.Summary, s)
 			}
 		}
-		if e := text(p["error"]); e != "" {
+		if e := shown(p["error"]); e != "" {
 			row.Summary, row.Problem = join(row.Summary, e), true
 		}
 	}
 	if row.Summary == "" && !strings.HasPrefix(row.Type, "checkpoint.") {
 		if v, ok := fields["payload"]; ok {
-			row.Summary = text(v)
+			row.Summary = shown(v)
 		}
 	}
 	row.Summary = cut(row.Summary, 200)
 	return row
+}
+
+// shown returns a payload value as display text: a string as it is, null or
+// absent as "", anything else as its compact JSON.
+func shown(v jsontext.Value) string {
+	switch v.Kind() {
+	case 0, 'n':
+		return ""
+	case '"':
+		var s string
+		if model.Unmarshal(v, &s) == nil {
+			return s
+		}
+	}
+	c := v.Clone()
+	if c.Compact() != nil {
+		return string(v)
+	}
+	return string(c)
 }
 
 func str(m map[string]jsontext.Value, k string) string {
