@@ -10,15 +10,19 @@
 // delta this package's reconciler would reject leaves the items unchanged
 // and is recorded as a replay disagreement.
 //
+// The fold reads single members of each line with internal/rawjson instead
+// of decoding it, and the states of one replay share their history (see
+// lineage), so a keyframe costs a few dozen bytes.
+//
 // DeltaMind has no human decisions: the states never have pending items.
 package deltamind
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 
-	"github.com/benbjohnson/immutable"
-	"github.com/go-json-experiment/json/jsontext"
-
+	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -45,8 +49,9 @@ type format struct {
 // Name returns "deltamind".
 func (format) Name() string { return model.DeltaMind }
 
-// Init returns the empty state (reconciler.ts createState).
-func (format) Init() model.State { return empty }
+// Init returns the empty state (reconciler.ts createState), with a lineage
+// of its own.
+func (format) Init() model.State { return &state{lin: newLineage()} }
 
 // Docs returns ACTIVE_STATE, DECISIONS, TASKS and CONSTRAINTS.
 func (format) Docs() []string {
@@ -60,23 +65,44 @@ type sourceRef struct {
 }
 
 // item is a MemoryItem. Items are never modified once built; a change makes
-// a new item (its small slices are copied on write).
+// a new item (its small slices are copied on write). Its scope is always
+// "session", and its semanticId is kept as the kind and the hash it is
+// made of.
 type item struct {
-	id, semanticID, kind, summary, status, confidence, scope string
-	turns                                                    []sourceRef
-	lastTouched                                              string
-	tags                                                     []string
-	// touches counts the applied deltas that touched the item and lastSeq
-	// is the state seq right after the last of them (its 1-based index in
-	// the delta log).
-	touches int
+	id, summary, confidence, lastTouched string
+	turns                                []sourceRef
+	tags                                 []string
+	// lastSeq is the state seq right after the last delta that touched
+	// the item (its 1-based index in the delta log) and touches counts
+	// those deltas.
 	lastSeq int64
+	touches int32
+	sid     uint32 // semanticHash of the summary the last upsert gave
+	kind    uint8  // index in itemKinds
+	sidKind uint8  // the kind that upsert named, for the semanticId prefix
+	status  uint8  // index in itemStatuses
 }
 
-// rejection is one "rejected" line.
+// The item kinds the reconciler creates and the statuses it sets.
+var (
+	itemKinds    = [...]string{"decision", "constraint", "task", "fact", "hypothesis", "goal"}
+	itemStatuses = [...]string{"active", "tentative", "resolved", "superseded"}
+)
+
+const (
+	kDecision, kConstraint, kTask, kFact, kHypothesis, kGoal = 0, 1, 2, 3, 4, 5
+	sActive, sTentative, sResolved, sSuperseded              = 0, 1, 2, 3
+)
+
+func (it *item) kindName() string   { return itemKinds[it.kind] }
+func (it *item) statusName() string { return itemStatuses[it.status] }
+func (it *item) semanticID() string { return formatSemanticID(itemKinds[it.sidKind], it.sid) }
+
+// rejection is one "rejected" line; seq is the number as written (see
+// seqValue).
 type rejection struct {
 	pos       int
-	seq       any
+	seq       string
 	kind      string
 	target    string
 	reason    string
@@ -87,118 +113,222 @@ type rejection struct {
 // rejects.
 type disagreement struct {
 	pos    int
-	seq    any
+	seq    string
 	kind   string
 	target string
 	reason string
 }
 
 // state is an ActiveContextState plus what the journal says about rejected
-// deltas and checkpoints. It is immutable.
+// deltas and checkpoints: a version of its lineage, which holds the items
+// and the lists. It is immutable.
+//
+// The fields below lin each change exactly when the part of the view they
+// stand for changes (seq with the items), so that replay's blame, which
+// compares states field by field, can tell which top-level fields a line
+// touched.
 type state struct {
-	seq           int64
-	index         *immutable.Map[string, int] // item id -> position in items
-	items         *immutable.List[*item]      // in Map insertion (creation) order
-	rejected      *immutable.List[rejection]
-	disagreements *immutable.List[disagreement]
-	checkpoint    model.Object // the last checkpoint line, nil before one
+	lin *lineage
+	v   int64 // the lines that changed the state; its version of lin
+	seq int64
+	// Lengths of lin's lists as this state sees them.
+	nItems, nRejected, nDisagreements int32
+	checkpoint                        *checkpointLine // the last checkpoint line, nil before one
 }
 
-var empty = &state{
-	index:         immutable.NewMap[string, int](nil),
-	items:         immutable.NewList[*item](),
-	rejected:      immutable.NewList[rejection](),
-	disagreements: immutable.NewList[disagreement](),
-}
-
-func (s *state) clone() *state { c := *s; return &c }
-
-func (s *state) get(id string) (*item, int, bool) {
-	i, ok := s.index.Get(id)
-	if !ok {
-		return nil, 0, false
-	}
-	return s.items.Get(i), i, true
+// checkpointLine is a "checkpoint" line: seq (as seqValue gives it),
+// timestamp and the five totals.
+type checkpointLine struct {
+	seq                                                         any
+	timestamp                                                   string
+	totalItems, totalDeltas, totalTurns, contextChars, rawChars opt
 }
 
 // Pending returns nil: DeltaMind never waits for a human.
 func (*state) Pending() []model.Pending { return nil }
 
-// line is one provenance.jsonl line (ProvenanceLine), with only the fields
-// rewind reads.
-type line struct {
-	Type      string         `json:"type"`
-	Seq       jsontext.Value `json:"seq"`
-	Timestamp string         `json:"timestamp"`
-	Delta     jsontext.Value `json:"delta"`
-	Reason    string         `json:"reason"`
-}
-
 // delta is a MemoryDelta: the union of the fields of all eleven kinds.
 type delta struct {
-	Kind         string     `json:"kind"`
-	Timestamp    string     `json:"timestamp"`
-	ID           string     `json:"id"`
-	TargetID     string     `json:"targetId"`
-	Summary      string     `json:"summary"`
-	Confidence   string     `json:"confidence"`
-	Hard         bool       `json:"hard"`
-	Mode         string     `json:"mode"`
-	Resolution   string     `json:"resolution"`
-	Alternatives []string   `json:"alternatives"`
-	Reason       string     `json:"reason"`
-	SourceTurns  []turnJSON `json:"sourceTurns"`
-}
-
-type turnJSON struct {
-	TurnID string         `json:"turnId"`
-	Offset jsontext.Value `json:"offset"`
+	kind, timestamp, id, targetID, summary, confidence string
+	mode, resolution, reason                           string
+	hard                                               bool
+	alternatives                                       []string
+	turns                                              []sourceRef
 }
 
 // target returns the item the delta names: targetId for the four kinds
 // that change an existing item, id otherwise.
 func (d *delta) target() string {
-	switch d.Kind {
+	switch d.kind {
 	case "decision_revised", "constraint_revised", "task_closed", "item_superseded":
-		return d.TargetID
+		return d.targetID
 	}
-	if d.ID == "" {
-		return d.TargetID
+	if d.id == "" {
+		return d.targetID
 	}
-	return d.ID
+	return d.id
 }
 
-// seqValue returns a line's seq as a view value: int64 for integers, the
-// value as decoded otherwise (nil when absent).
-func seqValue(raw jsontext.Value) any {
-	if len(raw) == 0 {
-		return nil
+// seqValue returns a line's seq (a JSON number) as a view value: int64
+// for integers, the number as written otherwise.
+func seqValue(raw []byte) any {
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return n
 	}
-	v, err := model.FromRaw(raw)
-	if err != nil {
-		return nil
-	}
-	return intOr(v)
+	return json.Number(raw)
 }
 
-func intOr(v any) any {
-	if n, ok := v.(interface{ Int64() (int64, error) }); ok {
-		if i, err := n.Int64(); err == nil {
-			return i
+// line is one provenance.jsonl line (ProvenanceLine), with only the members
+// rewind reads. Every "type", "timestamp" and "reason" must be a string
+// or null and the last "seq" a number; the totals only matter for
+// checkpoint lines.
+type line struct {
+	typ, timestamp, reason string
+	seq, delta             []byte
+	totals                 [5]opt
+	totalsOK               bool
+}
+
+var totalNames = [5]string{"totalItems", "totalDeltas", "totalTurns", "contextChars", "rawChars"}
+
+func (l *line) parse(raw []byte) bool {
+	var typ []byte
+	l.totalsOK = true
+	ok := object(raw, func(n, v []byte) (ok bool) {
+		switch string(n) {
+		case "type":
+			typ, ok = v, isStr(v)
+		case "seq":
+			l.seq, ok = v, true
+		case "timestamp":
+			l.timestamp, ok = strVal(v)
+		case "delta":
+			l.delta, ok = v, true
+		case "reason":
+			l.reason, ok = strVal(v)
+		default:
+			for i, t := range totalNames {
+				if string(n) == t {
+					var tok bool
+					l.totals[i], tok = optInt(v)
+					l.totalsOK = l.totalsOK && tok
+				}
+			}
+			ok = true
+		}
+		return ok
+	})
+	if !ok || len(l.seq) == 0 || !rawjson.IsNumber(l.seq) {
+		return false
+	}
+	l.typ, _ = strVal(typ)
+	return true
+}
+
+// parseDelta decodes a delta object with the rules of the Go types the
+// fold used to decode into.
+func parseDelta(raw []byte) (*delta, bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	d := &delta{}
+	ok := object(raw, func(n, v []byte) (ok bool) {
+		switch string(n) {
+		case "kind":
+			d.kind, ok = constant(v, deltaKinds)
+		case "timestamp":
+			d.timestamp, ok = strVal(v)
+		case "id":
+			d.id, ok = strVal(v)
+		case "targetId":
+			d.targetID, ok = strVal(v)
+		case "summary":
+			d.summary, ok = strVal(v)
+		case "confidence":
+			d.confidence, ok = constant(v, confidences)
+		case "hard":
+			d.hard, ok = boolean(v)
+		case "mode":
+			d.mode, ok = constant(v, modes)
+		case "resolution":
+			d.resolution, ok = strVal(v)
+		case "alternatives":
+			d.alternatives, ok = strList(v)
+		case "reason":
+			d.reason, ok = strVal(v)
+		case "sourceTurns":
+			d.turns, ok = sourceTurns(v)
+		default:
+			ok = true
+		}
+		return ok
+	})
+	return d, ok
+}
+
+// The values of delta fields that come from small sets, so that decoding
+// them allocates nothing.
+var (
+	deltaKinds = []string{"decision_made", "decision_revised", "constraint_added", "constraint_revised",
+		"task_opened", "task_closed", "fact_learned", "hypothesis_introduced", "branch_created",
+		"item_superseded", "goal_set"}
+	confidences = []string{"low", "medium", "high", "certain"}
+	modes       = []string{"relaxed", "tightened", "amended"}
+)
+
+// constant decodes v as strVal does, returning the string of set it
+// equals when there is one.
+func constant(v []byte, set []string) (string, bool) {
+	if p, ok := rawjson.Plain(v); ok {
+		for _, c := range set {
+			if string(p) == c {
+				return c, true
+			}
 		}
 	}
-	return v
+	return strVal(v)
 }
 
-func decodeDelta(raw jsontext.Value) (*delta, bool) {
-	if len(raw) == 0 || raw.Kind() != '{' {
-		return nil, false
+// keep returns s kept in m, or the string of set it equals.
+func keep(m *store, s string, set []string) string {
+	for _, c := range set {
+		if s == c {
+			return c
+		}
 	}
-	var d delta
-	if model.Unmarshal(raw, &d) != nil {
-		return nil, false
+	return m.str(s)
+}
+
+// sourceTurns decodes sourceTurns: null gives none, each element is an
+// object {turnId, offset} or null (an entry without a turn id).
+func sourceTurns(v []byte) ([]sourceRef, bool) {
+	if v[0] == 'n' {
+		return nil, true
 	}
-	return &d, true
+	out := []sourceRef{}
+	ok := elements(v, func(e []byte) bool {
+		var t sourceRef
+		var off []byte
+		ok := e[0] == 'n' || object(e, func(n, v []byte) (ok bool) {
+			switch string(n) {
+			case "turnId":
+				t.turnID, ok = strVal(v)
+			case "offset":
+				off, ok = v, true
+			default:
+				ok = true
+			}
+			return ok
+		})
+		if ok && len(off) > 0 {
+			if o, err := model.FromRaw(off); err == nil && o != nil {
+				t.offset = o
+			}
+		}
+		out = append(out, t)
+		return ok
+	})
+	return out, ok
 }
 
 // Apply folds one provenance.jsonl line into s. Lines whose fields have the
@@ -209,102 +339,112 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 		return st
 	}
 	var l line
-	if model.Unmarshal(ev.Raw, &l) != nil || l.Seq.Kind() != '0' {
+	if !l.parse(ev.Raw) {
 		return s
 	}
-	switch l.Type {
-	case "accepted":
-		d, ok := decodeDelta(l.Delta)
-		if !ok {
+	var d *delta
+	var cp *checkpointLine
+	switch l.typ {
+	case "accepted", "rejected":
+		if d, ok = parseDelta(l.delta); !ok {
 			return s
 		}
-		ns, reason := f.reconcile(s, d)
-		if reason != "" {
-			ns = s.clone()
-			ns.disagreements = s.disagreements.Append(disagreement{
-				pos: ev.Pos, seq: seqValue(l.Seq), kind: d.Kind, target: d.target(), reason: reason,
-			})
-		}
-		return ns
-	case "rejected":
-		d, ok := decodeDelta(l.Delta)
-		if !ok {
-			return s
-		}
-		ns := s.clone()
-		ns.rejected = s.rejected.Append(rejection{
-			pos: ev.Pos, seq: seqValue(l.Seq), kind: d.Kind, target: d.target(),
-			reason: l.Reason, timestamp: l.Timestamp,
-		})
-		return ns
 	case "checkpoint":
-		o, ok := checkpointObject(ev.Raw)
-		if !ok {
+		if !l.totalsOK {
 			return s
 		}
-		ns := s.clone()
-		ns.checkpoint = o
-		return ns
+		cp = &checkpointLine{seq: seqValue(l.seq), timestamp: l.timestamp}
+		cp.totalItems, cp.totalDeltas, cp.totalTurns, cp.contextChars, cp.rawChars = l.totals[0], l.totals[1], l.totals[2], l.totals[3], l.totals[4]
+	default:
+		return s
 	}
-	return s
-}
-
-// checkpointObject returns a checkpoint line's fields (seq, timestamp and
-// the five totals) in a fixed order, integers as int64.
-func checkpointObject(raw []byte) (model.Object, bool) {
-	var c struct {
-		Seq          jsontext.Value `json:"seq"`
-		Timestamp    string         `json:"timestamp"`
-		TotalItems   *int64         `json:"totalItems"`
-		TotalDeltas  *int64         `json:"totalDeltas"`
-		TotalTurns   *int64         `json:"totalTurns"`
-		ContextChars *int64         `json:"contextChars"`
-		RawChars     *int64         `json:"rawChars"`
-	}
-	if model.Unmarshal(raw, &c) != nil {
-		return nil, false
-	}
-	num := func(p *int64) any {
-		if p == nil {
-			return nil
+	ns := *s
+	ns.v++
+	lin := s.lin
+	lin.mu.Lock()
+	write := lin.claimed == s.v
+	if !write {
+		// A state after s exists: reuse its step if this is the same
+		// line (or both are checkpoints), fork otherwise.
+		id, recorded := lin.stepAt(ns.v)
+		if recorded != (cp == nil) || recorded && id != lin.identity(f, ev) {
+			nl := lin.fork(s)
+			lin.mu.Unlock()
+			lin = nl
+			lin.mu.Lock()
+			write = true
 		}
-		return *p
 	}
-	return obj("seq", seqValue(c.Seq), "timestamp", c.Timestamp, "totalItems", num(c.TotalItems), "totalDeltas", num(c.TotalDeltas), "totalTurns", num(c.TotalTurns), "contextChars", num(c.ContextChars), "rawChars", num(c.RawChars)), true
-}
-
-func turnsOf(d *delta) []sourceRef {
-	out := make([]sourceRef, len(d.SourceTurns))
-	for i, t := range d.SourceTurns {
-		out[i].turnID = t.TurnID
-		if len(t.Offset) > 0 {
-			if v, err := model.FromRaw(t.Offset); err == nil && v != nil {
-				out[i].offset = v
+	if write {
+		lin.claimed = ns.v
+		if cp == nil {
+			lin.steps = append(lin.steps, step{ns.v, lin.identity(f, ev)})
+		}
+	}
+	ns.lin = lin
+	switch l.typ {
+	case "accepted":
+		if reason := f.reconcile(&ns, d, write); reason != "" {
+			ns.nDisagreements++
+			if write {
+				m := &lin.mem
+				lin.disagreements = append(lin.disagreements, disagreement{
+					pos: ev.Pos, seq: m.str(string(l.seq)), kind: keep(m, d.kind, deltaKinds), target: m.str(d.target()), reason: m.str(reason),
+				})
 			}
 		}
+	case "rejected":
+		ns.nRejected++
+		if write {
+			m := &lin.mem
+			lin.rejected = append(lin.rejected, rejection{
+				pos: ev.Pos, seq: m.str(string(l.seq)), kind: keep(m, d.kind, deltaKinds), target: m.str(d.target()),
+				reason: m.str(l.reason), timestamp: m.str(l.timestamp),
+			})
+		}
+	case "checkpoint":
+		ns.checkpoint = cp
 	}
-	return out
+	lin.mu.Unlock()
+	if write {
+		return lin.place(&ns, ev.Pos)
+	}
+	return &ns
 }
 
 // appendTurns returns turns plus the new ones whose turnId is not there yet
-// (appendSourceTurns). It never modifies turns.
-func appendTurns(turns []sourceRef, add []sourceRef) []sourceRef {
+// (appendSourceTurns), kept in m. It never modifies turns.
+func appendTurns(m *store, turns []sourceRef, add []sourceRef) []sourceRef {
 	seen := make(map[string]bool, len(turns)+len(add))
 	for _, t := range turns {
 		seen[t.turnID] = true
 	}
-	out := turns[:len(turns):len(turns)]
+	n := len(turns)
 	for _, t := range add {
 		if !seen[t.turnID] {
-			out = append(out, t)
+			n++
+			seen[t.turnID] = true
+		}
+	}
+	if n == len(turns) {
+		return turns
+	}
+	out := append(m.refs.reserve(n), turns...)
+	clear(seen)
+	for _, t := range turns {
+		seen[t.turnID] = true
+	}
+	for _, t := range add {
+		if !seen[t.turnID] {
+			out = append(out, sourceRef{turnID: m.str(t.turnID), offset: t.offset})
 			seen[t.turnID] = true
 		}
 	}
 	return out
 }
 
-// unionTags is [...new Set([...a, ...b])].
-func unionTags(a, b []string) []string {
+// unionTags is [...new Set([...a, ...b])], kept in m.
+func unionTags(m *store, a, b []string) []string {
 	seen := make(map[string]bool, len(a)+len(b))
 	var out []string
 	for _, t := range append(a[:len(a):len(a)], b...) {
@@ -313,101 +453,120 @@ func unionTags(a, b []string) []string {
 			seen[t] = true
 		}
 	}
-	return out
+	return m.list(out)
 }
 
-// reconcile applies one delta as reconciler.ts applyDelta does. It returns
-// the new state, or s and the rejection reason.
-func (f format) reconcile(s *state, d *delta) (*state, string) {
-	if len(d.SourceTurns) == 0 {
-		return s, "Missing provenance: sourceTurns is empty"
+// reconcile applies one delta to ns (a copy of the old state, its version
+// incremented, whose lineage is locked) as reconciler.ts applyDelta does,
+// reading the items as of the old version and, when write is set,
+// recording the changed item. It returns the rejection reason, or "".
+func (f format) reconcile(ns *state, d *delta, write bool) string {
+	if len(d.turns) == 0 {
+		return "Missing provenance: sourceTurns is empty"
 	}
-	turns := turnsOf(d)
-	switch d.Kind {
+	switch d.kind {
 	case "decision_made":
-		return f.upsert(s, d, "decision", d.Summary, "active", d.Confidence, turns, nil), ""
+		f.upsert(ns, d, kDecision, d.summary, sActive, d.confidence, nil, write)
 	case "constraint_added":
 		conf, tags := "high", []string{"soft"}
-		if d.Hard {
+		if d.hard {
 			conf, tags = "certain", []string{"hard"}
 		}
-		return f.upsert(s, d, "constraint", d.Summary, "active", conf, turns, tags), ""
+		f.upsert(ns, d, kConstraint, d.summary, sActive, conf, tags, write)
 	case "task_opened":
-		return f.upsert(s, d, "task", d.Summary, "active", "high", turns, nil), ""
+		f.upsert(ns, d, kTask, d.summary, sActive, "high", nil, write)
 	case "fact_learned":
-		return f.upsert(s, d, "fact", d.Summary, "active", d.Confidence, turns, nil), ""
+		f.upsert(ns, d, kFact, d.summary, sActive, d.confidence, nil, write)
 	case "hypothesis_introduced":
-		return f.upsert(s, d, "hypothesis", d.Summary, "tentative", d.Confidence, turns, nil), ""
+		f.upsert(ns, d, kHypothesis, d.summary, sTentative, d.confidence, nil, write)
 	case "goal_set":
-		return f.upsert(s, d, "goal", d.Summary, "active", d.Confidence, turns, nil), ""
+		f.upsert(ns, d, kGoal, d.summary, sActive, d.confidence, nil, write)
 	case "branch_created":
-		tags := append([]string{"branch"}, d.Alternatives...)
-		return f.upsert(s, d, "hypothesis", strings.Join(d.Alternatives, " | "), "tentative", "medium", turns, tags), ""
+		tags := append([]string{"branch"}, d.alternatives...)
+		f.upsert(ns, d, kHypothesis, strings.Join(d.alternatives, " | "), sTentative, "medium", tags, write)
 	case "decision_revised", "constraint_revised", "task_closed", "item_superseded":
-		old, idx, ok := s.get(d.TargetID)
+		old, idx, ok := ns.lin.get(d.targetID, ns.v-1)
 		if !ok {
-			return s, d.Kind + ` target "` + d.TargetID + `" not found`
+			return d.kind + ` target "` + d.targetID + `" not found`
 		}
-		want := map[string]string{"decision_revised": "decision", "constraint_revised": "constraint", "task_closed": "task"}[d.Kind]
-		if want != "" && old.kind != want {
-			return s, d.Kind + ` target "` + d.TargetID + `" is ` + old.kind + ", not " + want
-		}
-		it := *old
-		switch d.Kind {
+		want := ""
+		switch d.kind {
 		case "decision_revised":
-			it.summary = d.Summary
-			if d.Confidence != "" {
-				it.confidence = d.Confidence
+			want = "decision"
+		case "constraint_revised":
+			want = "constraint"
+		case "task_closed":
+			want = "task"
+		}
+		if want != "" && old.kindName() != want {
+			return d.kind + ` target "` + d.targetID + `" is ` + old.kindName() + ", not " + want
+		}
+		ns.seq++
+		if !write {
+			return ""
+		}
+		m := &ns.lin.mem
+		it := m.items.new()
+		*it = *old
+		switch d.kind {
+		case "decision_revised":
+			it.summary = m.str(d.summary)
+			if d.confidence != "" {
+				it.confidence = keep(m, d.confidence, confidences)
 			}
 		case "constraint_revised":
-			it.summary = d.Summary
-			if d.Mode != "" {
-				it.tags = unionTags(old.tags, []string{d.Mode})
+			it.summary = m.str(d.summary)
+			if d.mode != "" {
+				it.tags = unionTags(m, old.tags, []string{d.mode})
 			}
 		case "task_closed":
-			it.status = "resolved"
-			it.summary = old.summary + " → " + d.Resolution
+			it.status = sResolved
+			it.summary = m.str(old.summary + " → " + d.resolution)
 		case "item_superseded":
-			it.status = "superseded"
-			it.summary = old.summary + " [superseded: " + d.Reason + "]"
+			it.status = sSuperseded
+			it.summary = m.str(old.summary + " [superseded: " + d.reason + "]")
 		}
-		it.turns = appendTurns(old.turns, turns)
-		it.lastTouched = d.Timestamp
-		ns := s.clone()
-		ns.seq++
-		f.touch(&it, ns.seq, d)
-		ns.items = s.items.Set(idx, &it)
-		return ns, ""
+		it.turns = appendTurns(m, old.turns, d.turns)
+		it.lastTouched = m.str(d.timestamp)
+		f.touch(it, ns.seq, d)
+		ns.lin.set(idx, it, ns.v)
+	default:
+		return "Unknown delta kind: " + d.kind
 	}
-	return s, "Unknown delta kind: " + d.Kind
+	return ""
 }
 
 // upsert is reconciler.ts upsertItem: a new item in creation order, or an
 // update of the existing one (whose kind and scope never change).
-func (f format) upsert(s *state, d *delta, kind, summary, status, confidence string, turns []sourceRef, tags []string) *state {
-	ns := s.clone()
+func (f format) upsert(ns *state, d *delta, kind uint8, summary string, status uint8, confidence string, tags []string, write bool) {
 	ns.seq++
-	sid := semanticID(kind, summary)
-	if old, idx, ok := s.get(d.ID); ok {
-		it := *old
-		it.summary, it.semanticID, it.status, it.confidence = summary, sid, status, confidence
-		it.turns = appendTurns(old.turns, turns)
-		it.lastTouched = d.Timestamp
+	old, idx, ok := ns.lin.get(d.id, ns.v-1)
+	if !ok {
+		ns.nItems++
+	}
+	if !write {
+		return
+	}
+	m := &ns.lin.mem
+	it := m.items.new()
+	if ok {
+		*it = *old
+		it.turns = appendTurns(m, old.turns, d.turns)
 		if tags != nil {
-			it.tags = unionTags(old.tags, tags)
+			it.tags = unionTags(m, old.tags, tags)
 		}
-		f.touch(&it, ns.seq, d)
-		ns.items = s.items.Set(idx, &it)
-		return ns
+	} else {
+		*it = item{id: m.str(d.id), kind: kind, turns: m.turns(d.turns), tags: m.list(tags)}
 	}
-	it := &item{
-		id: d.ID, semanticID: sid, kind: kind, summary: summary, status: status,
-		confidence: confidence, scope: "session", turns: turns, lastTouched: d.Timestamp, tags: tags,
-	}
+	it.summary, it.status, it.confidence = m.str(summary), status, keep(m, confidence, confidences)
+	it.sid, it.sidKind = ns.lin.semanticHash(kind, it.summary), kind
+	it.lastTouched = m.str(d.timestamp)
 	f.touch(it, ns.seq, d)
-	ns.index = s.index.Set(d.ID, s.items.Len())
-	ns.items = s.items.Append(it)
-	return ns
+	if ok {
+		ns.lin.set(idx, it, ns.v)
+	} else {
+		ns.lin.set(-1, it, ns.v)
+	}
 }
 
 // touch records that the delta applied as number seq touched it, and takes
@@ -419,7 +578,7 @@ func (f format) touch(it *item, seq int64, d *delta) {
 	if f.snap == nil {
 		return
 	}
-	if t, ok := f.snap[it.id]; ok && t.index == seq && t.count == it.touches && t.kind == d.Kind && t.timestamp == d.Timestamp {
+	if t, ok := f.snap[it.id]; ok && t.index == seq && t.count == int(it.touches) && t.kind == d.kind && t.timestamp == d.timestamp {
 		it.lastTouched = t.lastTouched
 	}
 }

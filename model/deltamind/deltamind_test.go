@@ -203,16 +203,20 @@ func TestReconcileRejections(t *testing.T) {
 	s := fold(Format, evs, 6).(*state)
 	for _, ev := range evs[6:15] {
 		var l line
-		if err := model.Unmarshal(ev.Raw, &l); err != nil {
-			t.Fatal(err)
+		if !l.parse(ev.Raw) {
+			t.Fatalf("line %d does not parse", ev.Pos)
 		}
-		d, ok := decodeDelta(l.Delta)
+		d, ok := parseDelta(l.delta)
 		if !ok {
 			t.Fatalf("line %d: delta does not decode", ev.Pos)
 		}
-		ns, reason := Format.(format).reconcile(s, d)
-		if ns != s || reason != l.Reason {
-			t.Errorf("line %d: reason %q, want %q", ev.Pos, reason, l.Reason)
+		ns := *s
+		ns.v++
+		s.lin.mu.Lock()
+		reason := Format.(format).reconcile(&ns, d, false)
+		s.lin.mu.Unlock()
+		if ns.seq != s.seq || ns.nItems != s.nItems || reason != l.reason {
+			t.Errorf("line %d: reason %q, want %q", ev.Pos, reason, l.reason)
 		}
 	}
 }

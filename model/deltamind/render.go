@@ -16,11 +16,14 @@ func (format) Render(st model.State, doc string) string {
 	if !ok {
 		return ""
 	}
+	l := s.lin
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	var lines []string
 	section := func(title string, short bool, keep func(*item) bool) {
 		var body []string
-		for it := s.items.Iterator(); !it.Done(); {
-			_, v := it.Next()
+		for i := range l.items[:s.nItems] {
+			v := l.items[i].at(s.v)
 			if !keep(v) {
 				continue
 			}
@@ -38,20 +41,20 @@ func (format) Render(st model.State, doc string) string {
 	}
 	is := func(kind, status string) func(*item) bool {
 		return func(it *item) bool {
-			return (kind == "" || it.kind == kind) && it.status == status
+			return (kind == "" || it.kindName() == kind) && it.statusName() == status
 		}
 	}
 	switch doc {
 	case DocActiveState:
 		lines = append(lines, "# Active State", "",
-			"> Sequence: "+strconv.FormatInt(s.seq, 10)+" | Items: "+strconv.Itoa(s.index.Len())+
+			"> Sequence: "+strconv.FormatInt(s.seq, 10)+" | Items: "+strconv.Itoa(int(s.nItems))+
 				" | Deltas: "+strconv.FormatInt(s.seq, 10), "")
 		section("## Goals", true, is("goal", "active"))
 		section("## Decisions", true, is("decision", "active"))
 		section("## Constraints", true, is("constraint", "active"))
 		section("## Open Tasks", true, is("task", "active"))
 		section("## Unresolved Branches", true, func(it *item) bool {
-			return it.kind == "hypothesis" && it.status == "tentative" && hasTag(it, "branch")
+			return it.kind == kHypothesis && it.status == sTentative && hasTag(it, "branch")
 		})
 		section("## Superseded", true, is("", "superseded"))
 	case DocDecisions:
@@ -107,7 +110,7 @@ func renderItemDetailed(it *item) string {
 	return strings.Join([]string{
 		"### " + it.id + ": " + it.summary + suffix(it),
 		"",
-		"- Status: " + it.status,
+		"- Status: " + it.statusName(),
 		"- Confidence: " + it.confidence,
 		"- Source turns: " + strings.Join(turns, ", "),
 		"- Last touched: " + it.lastTouched,

@@ -83,6 +83,12 @@ func jsLower(s string) string {
 // summary: the kind prefix, "-", and the FNV-1a 32-bit hash (8 hex digits) of
 // the summary's canonical tokens sorted by UTF-16 code units.
 func semanticID(kind, summary string) string {
+	return formatSemanticID(kind, semanticHash(summary))
+}
+
+// formatSemanticID returns the semanticId of an item of kind whose
+// summary hashes to h.
+func formatSemanticID(kind string, h uint32) string {
 	prefix, ok := kindPrefix[kind]
 	if !ok {
 		// kind.charAt(0): the first UTF-16 code unit.
@@ -91,6 +97,12 @@ func semanticID(kind, summary string) string {
 			prefix = string(utf16.Decode(u[:1]))
 		}
 	}
+	hex := strconv.FormatUint(uint64(h), 16)
+	return prefix + "-" + strings.Repeat("0", 8-len(hex)) + hex
+}
+
+// semanticHash returns the hash part of a semanticId for summary.
+func semanticHash(summary string) uint32 {
 	s := jsLower(summary)
 	for _, v := range verbNormalizations {
 		if strings.Contains(s, v.word) { // the regexp only where it can match
@@ -115,6 +127,5 @@ func semanticID(kind, summary string) string {
 			h *= 0x01000193
 		}
 	}
-	hex := strconv.FormatUint(uint64(h), 16)
-	return prefix + "-" + strings.Repeat("0", 8-len(hex)) + hex
+	return h
 }

@@ -52,13 +52,13 @@ func WithSnapshot(snapshotJSON []byte) (model.Format, error) {
 	}
 	touches := map[string]snapTouch{}
 	for i, raw := range snap.DeltaLog {
-		d, ok := decodeDelta(raw)
+		d, ok := parseDelta(raw)
 		if !ok {
 			return nil, fmt.Errorf("deltamind snapshot: deltaLog[%d] is not a delta", i)
 		}
 		id := d.target()
 		t := touches[id]
-		t.index, t.kind, t.timestamp = int64(i+1), d.Kind, d.Timestamp
+		t.index, t.kind, t.timestamp = int64(i+1), d.kind, d.timestamp
 		t.count++
 		touches[id] = t
 	}

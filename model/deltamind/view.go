@@ -25,33 +25,32 @@ import (
 //   - "disagreements": accepted lines this replay had to reject, each {seq,
 //     kind, target, reason, at}.
 func (s *state) View() model.Object {
-	items := make([]any, 0, s.items.Len())
-	for it := s.items.Iterator(); !it.Done(); {
-		_, v := it.Next()
-		items = append(items, v.object())
+	l := s.lin
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	items := make([]any, 0, s.nItems)
+	for i := range l.items[:s.nItems] {
+		items = append(items, l.items[i].at(s.v).object())
 	}
-	rej := make([]any, 0, s.rejected.Len())
-	for it := s.rejected.Iterator(); !it.Done(); {
-		_, r := it.Next()
-		rej = append(rej, obj("seq", r.seq, "kind", r.kind, "target", r.target, "reason", r.reason, "timestamp", r.timestamp, "at", r.pos))
+	rej := make([]any, 0, s.nRejected)
+	for _, r := range l.rejected[:s.nRejected] {
+		rej = append(rej, obj("seq", seqValue([]byte(r.seq)), "kind", r.kind, "target", r.target, "reason", r.reason, "timestamp", r.timestamp, "at", r.pos))
 	}
-	dis := make([]any, 0, s.disagreements.Len())
-	for it := s.disagreements.Iterator(); !it.Done(); {
-		_, d := it.Next()
-		dis = append(dis, obj("seq", d.seq, "kind", d.kind, "target", d.target, "reason", d.reason, "at", d.pos))
+	dis := make([]any, 0, s.nDisagreements)
+	for _, d := range l.disagreements[:s.nDisagreements] {
+		dis = append(dis, obj("seq", seqValue([]byte(d.seq)), "kind", d.kind, "target", d.target, "reason", d.reason, "at", d.pos))
 	}
 	var cp any
-	if s.checkpoint != nil {
-		cp = s.checkpoint
+	if c := s.checkpoint; c != nil {
+		cp = obj("seq", c.seq, "timestamp", c.timestamp, "totalItems", c.totalItems.value(), "totalDeltas", c.totalDeltas.value(),
+			"totalTurns", c.totalTurns.value(), "contextChars", c.contextChars.value(), "rawChars", c.rawChars.value())
 	}
 	return obj("seq", s.seq, "items", items, "rejected", rej, "deltas", s.seq, "checkpoint", cp, "disagreements", dis)
 }
 
 func (it *item) object() model.Object {
 	o := obj("id", it.id)
-	if it.semanticID != "" {
-		o = append(o, model.Field{Key: "semanticId", Value: it.semanticID})
-	}
+	o = append(o, model.Field{Key: "semanticId", Value: it.semanticID()})
 	turns := make([]any, 0, len(it.turns))
 	for _, t := range it.turns {
 		to := obj("turnId", t.turnID)
@@ -60,7 +59,7 @@ func (it *item) object() model.Object {
 		}
 		turns = append(turns, to)
 	}
-	o = append(o, obj("kind", it.kind, "summary", it.summary, "status", it.status, "confidence", it.confidence, "scope", it.scope, "sourceTurns", turns, "lastTouched", it.lastTouched)...)
+	o = append(o, obj("kind", it.kindName(), "summary", it.summary, "status", it.statusName(), "confidence", it.confidence, "scope", "session", "sourceTurns", turns, "lastTouched", it.lastTouched)...)
 	if len(it.tags) > 0 {
 		tags := make([]any, len(it.tags))
 		for i, t := range it.tags {

@@ -1,0 +1,302 @@
+package deltamind
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"io"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/rewind-tui/rewind/model"
+)
+
+// A lineage holds the items, rejected lines and disagreements of all the
+// states folded, one line after another, from one Init. A state is a
+// version of its lineage (the number of lines that changed it, v) and sees
+// only what was recorded at versions up to v, so the states of a replay
+// share one copy of the history and a keyframe costs a state struct, not
+// the copied paths of a persistent map.
+//
+// Entries are only ever appended, tagged with the version of the state
+// that recorded them. A state may record the next version only while it
+// is the newest state of its lineage (v == claimed). When a state that is
+// not the newest is folded further, the line is usually the very one that
+// was folded from it before (replay.StateAt folding forward from a
+// keyframe): the step recorded for version v+1 is then reused, which the
+// identity of the event (position, offset, source, a hash of its bytes and
+// the format variant) proves. Any other line forks: the new state gets a
+// copy of the lineage as of version v.
+//
+// A lineage is safe for concurrent use: mu guards every field.
+type lineage struct {
+	mu sync.Mutex
+	// claimed is the newest version handed out to a state.
+	claimed int64
+	// steps are the identities of the lines that recorded entries, by
+	// version; checkpoint lines, which only change the state, record none.
+	steps []step
+	// srcs are the event sources seen, so an identity can name one by index.
+	srcs []io.ReaderAt
+
+	// sids caches semanticHash by item kind and summary.
+	sids [len(itemKinds)]map[string]uint32
+
+	items         []slot // in creation order
+	ids           map[string]int32
+	rejected      []rejection
+	disagreements []disagreement
+	// mem holds what the items and lists point to (see store).
+	mem store
+	// kept holds the states likely to be kept as keyframes (see keep).
+	kept []state
+}
+
+// step is the identity of the line that recorded the entries of one
+// version.
+type step struct {
+	v  int64
+	id uint64
+}
+
+// slot is one item: the versions it went through, from its creation.
+type slot struct {
+	v    int64 // the version that created it
+	vals []tagged
+}
+
+type tagged struct {
+	v  int64
+	it *item
+}
+
+func newLineage() *lineage {
+	return &lineage{ids: map[string]int32{}}
+}
+
+var seed = maphash.MakeSeed()
+
+// identity returns the identity of ev folded by f in l. The caller holds
+// l.mu.
+func (l *lineage) identity(f format, ev model.Event) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var b [32]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(ev.Pos))
+	binary.LittleEndian.PutUint64(b[8:], uint64(ev.Off))
+	binary.LittleEndian.PutUint64(b[16:], uint64(l.srcIndex(ev.Src)))
+	binary.LittleEndian.PutUint64(b[24:], uint64(reflect.ValueOf(f.snap).Pointer()))
+	h.Write(b[:])
+	h.Write(ev.Raw)
+	return h.Sum64()
+}
+
+// srcIndex returns the index of src among the sources seen, adding it.
+// Sources whose type cannot be compared all share one index.
+func (l *lineage) srcIndex(src io.ReaderAt) int {
+	if src == nil {
+		return -1
+	}
+	if !reflect.TypeOf(src).Comparable() {
+		return -2
+	}
+	for i, s := range l.srcs {
+		if s == src {
+			return i
+		}
+	}
+	l.srcs = append(l.srcs, src)
+	return len(l.srcs) - 1
+}
+
+// stepAt returns the identity recorded for version v.
+func (l *lineage) stepAt(v int64) (uint64, bool) {
+	i := sort.Search(len(l.steps), func(i int) bool { return l.steps[i].v >= v })
+	if i < len(l.steps) && l.steps[i].v == v {
+		return l.steps[i].id, true
+	}
+	return 0, false
+}
+
+// get returns item id as of version v and its index in creation order.
+func (l *lineage) get(id string, v int64) (*item, int32, bool) {
+	i, ok := l.ids[id]
+	if !ok || l.items[i].v > v {
+		return nil, 0, false
+	}
+	return l.items[i].at(v), i, true
+}
+
+// at returns the slot's item as of version v (at or after its creation).
+func (s *slot) at(v int64) *item {
+	for j := len(s.vals) - 1; j > 0; j-- {
+		if s.vals[j].v <= v {
+			return s.vals[j].it
+		}
+	}
+	return s.vals[0].it
+}
+
+// set records item it at version v, the newest version of the lineage:
+// a new version of the item at index i, or a new item when i is -1.
+func (l *lineage) set(i int32, it *item, v int64) {
+	if i >= 0 {
+		l.items[i].vals = append(l.items[i].vals, tagged{v, it})
+		return
+	}
+	vals := append(l.mem.tags.reserve(2), tagged{v, it})
+	l.items = append(l.items, slot{v: v, vals: vals})
+	l.ids[it.id] = int32(len(l.items) - 1)
+}
+
+// fork returns a new lineage holding what l holds as of s's version, for
+// s to take a different next step. The caller holds l.mu. Entries are
+// immutable, so the copies share their backing arrays (capped, so that
+// appending to either side reallocates).
+func (l *lineage) fork(s *state) *lineage {
+	v := s.v
+	i := sort.Search(len(l.steps), func(i int) bool { return l.steps[i].v > v })
+	nl := &lineage{
+		steps:         l.steps[:i:i],
+		srcs:          l.srcs[:len(l.srcs):len(l.srcs)],
+		items:         make([]slot, s.nItems),
+		ids:           make(map[string]int32, s.nItems),
+		rejected:      l.rejected[:s.nRejected:s.nRejected],
+		disagreements: l.disagreements[:s.nDisagreements:s.nDisagreements],
+	}
+	for k := range nl.items {
+		sl := l.items[k]
+		j := sort.Search(len(sl.vals), func(j int) bool { return sl.vals[j].v > v })
+		sl.vals = sl.vals[:j:j]
+		nl.items[k] = sl
+		nl.ids[sl.vals[0].it.id] = int32(k)
+	}
+	nl.claimed = v
+	return nl
+}
+
+// keyframeInterval is replay.DefaultInterval: replay keeps the state after
+// every event whose position is a multiple of it.
+const keyframeInterval = 256
+
+// place returns s, a new state of the lineage after the event at pos, as
+// it is to be kept: the states a replay keeps as keyframes are copied
+// next to each other, since each would otherwise hold on to a span of the
+// heap full of dead states (a state is allocated for every line).
+func (l *lineage) place(s *state, pos int) *state {
+	if pos%keyframeInterval != 0 {
+		return s
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.kept) == cap(l.kept) {
+		l.kept = make([]state, 0, 64)
+	}
+	l.kept = append(l.kept, *s)
+	return &l.kept[len(l.kept)-1]
+}
+
+const maxSemanticIDs = 1 << 14
+
+// semanticHash returns semanticHash(summary), from a cache: journals
+// repeat their summaries. summary is kept (the cache holds on to it). The
+// caller holds l.mu.
+func (l *lineage) semanticHash(kind uint8, summary string) uint32 {
+	m := l.sids[kind]
+	if h, ok := m[summary]; ok {
+		return h
+	}
+	h := semanticHash(summary)
+	if m == nil {
+		m = map[string]uint32{}
+		l.sids[kind] = m
+	}
+	if len(m) < maxSemanticIDs {
+		m[summary] = h
+	}
+	return h
+}
+
+// A store keeps the values a lineage holds on to in chunks of many, so
+// that they do not each sit among the dead states and lines of a fold,
+// which would keep the heap's spans half empty: the strings in an arena,
+// the items and small slices in slabs. It is guarded by the lineage's mu.
+type store struct {
+	bytes arena
+	items slab[item]
+	refs  slab[sourceRef]
+	strs  slab[string]
+	tags  slab[tagged]
+}
+
+// str returns a copy of s kept in the store.
+func (m *store) str(s string) string { return m.bytes.str(s) }
+
+// list returns a copy of ss kept in the store.
+func (m *store) list(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := m.strs.reserve(len(ss))
+	for _, s := range ss {
+		out = append(out, m.bytes.str(s))
+	}
+	return out
+}
+
+// turns returns a copy of refs kept in the store.
+func (m *store) turns(refs []sourceRef) []sourceRef {
+	if refs == nil {
+		return nil
+	}
+	out := m.refs.reserve(len(refs))
+	for _, r := range refs {
+		out = append(out, sourceRef{turnID: m.str(r.turnID), offset: r.offset})
+	}
+	return out
+}
+
+// arena keeps strings in chunks of 64 KiB; strings of over 1 KiB get their
+// own allocation.
+type arena struct {
+	buf []byte
+}
+
+func (a *arena) str(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case len(s) > 1<<10:
+		return strings.Clone(s)
+	}
+	if cap(a.buf)-len(a.buf) < len(s) {
+		a.buf = make([]byte, 0, 64<<10)
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, s...)
+	return unsafe.String(&a.buf[start], len(s))
+}
+
+// slab hands out values and short slices from chunks of about 16 KiB.
+type slab[T any] struct {
+	buf []T
+}
+
+// new returns a pointer to a new zero value.
+func (s *slab[T]) new() *T {
+	return &s.reserve(1)[:1][0]
+}
+
+// reserve returns an empty slice with room for n values, which only it
+// may use.
+func (s *slab[T]) reserve(n int) []T {
+	if cap(s.buf)-len(s.buf) < n {
+		var zero T
+		s.buf = make([]T, 0, max(16<<10/max(int(unsafe.Sizeof(zero)), 1), n))
+	}
+	out := s.buf[len(s.buf) : len(s.buf) : len(s.buf)+n]
+	s.buf = s.buf[:len(s.buf)+n]
+	return out
+}
