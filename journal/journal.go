@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -247,21 +248,28 @@ func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
 	if to > len(evs) {
 		to = len(evs)
 	}
+	if from > to {
+		return nil
+	}
 	const block = 4 << 20
-	var buf []byte
+	bp := eachBufs.Get().(*[]byte)
+	defer eachBufs.Put(bp)
+	buf := (*bp)[:0]
 	var bufOff int64 = -1
+	last := recs[evs[to-1]]
+	end := last.Off + last.Len // the last byte any event asked for
 	for p := from; p <= to; p++ {
 		rec := recs[evs[p-1]]
 		if bufOff < 0 || rec.Off < bufOff || rec.Off+rec.Len > bufOff+int64(len(buf)) {
-			n := rec.Len
-			if n < block {
-				n = block
-			}
-			if rem := j.size.Load() - rec.Off; rem < n && rem >= rec.Len {
-				n = rem
-			}
+			// Read a block, but no further than the last event asked for:
+			// a keyframe's 256 events are often a few KiB.
+			n := min(int64(block), end-rec.Off)
+			n = max(n, rec.Len)
 			if int64(cap(buf)) < n {
 				buf = make([]byte, n)
+				if n <= block {
+					*bp = buf
+				}
 			}
 			buf = buf[:n]
 			m, err := j.f.ReadAt(buf, rec.Off)
@@ -280,6 +288,11 @@ func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
 	}
 	return nil
 }
+
+// eachBufs are Each's read buffers, kept between calls: a replay calls Each
+// once per keyframe and a fresh 4 MiB buffer costs more to clear than the
+// few KiB it reads.
+var eachBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
