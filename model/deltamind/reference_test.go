@@ -144,7 +144,7 @@ func fixtures(t *testing.T) []fixture {
 		if seed == 1 {
 			n = 2500
 		}
-		if testing.Short() {
+		if short() {
 			n /= 4
 		}
 		return n
@@ -389,7 +389,7 @@ func TestForks(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(3))
 	steps := 4000
-	if testing.Short() {
+	if short() {
 		steps = 1500
 	}
 	for k := 0; k < steps; k++ {
@@ -416,3 +416,10 @@ func TestForks(t *testing.T) {
 		}
 	}
 }
+
+// raceDetector is set when the tests run under the race detector.
+var raceDetector bool
+
+// short reports whether to fold the short journals: with -short, and
+// under the race detector.
+func short() bool { return testing.Short() || raceDetector }

@@ -172,7 +172,7 @@ func fixtures(t *testing.T) []fixture {
 	}
 	fs = append(fs, fixture{"many-types", many})
 	n := 3000
-	if testing.Short() {
+	if short() {
 		n = 600
 	}
 	for seed := int64(1); seed <= 3; seed++ {
@@ -410,7 +410,7 @@ func TestForks(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(3))
 	steps := 4000
-	if testing.Short() {
+	if short() {
 		steps = 1500
 	}
 	for k := 0; k < steps; k++ {
@@ -434,3 +434,10 @@ func TestForks(t *testing.T) {
 		}
 	}
 }
+
+// raceDetector is set when the tests run under the race detector.
+var raceDetector bool
+
+// short reports whether to fold the short journals: with -short, and
+// under the race detector.
+func short() bool { return testing.Short() || raceDetector }
