@@ -149,13 +149,17 @@ const (
 // state pane shows: "format", "at" and "pending" first, then the format's own
 // fields.
 func StateJSON(f Format, s State, at int) Object {
+	return append(stateHead(f, s, at), s.View()...)
+}
+
+// stateHead is the "format", "at" and "pending" fields of the state JSON.
+func stateHead(f Format, s State, at int) Object {
 	p := s.Pending()
 	items := make([]any, 0, len(p))
 	for _, it := range p {
 		items = append(items, it.Object())
 	}
-	out := Object{{"format", f.Name()}, {"at", at}, {"pending", items}}
-	return append(out, s.View()...)
+	return Object{{"format", f.Name()}, {"at", at}, {"pending", items}}
 }
 
 // Object returns the item as an ordered JSON object.

@@ -183,13 +183,29 @@ func sameKind(a, b any) bool {
 func ChangedPaths(a, b any) map[string]Op {
 	out := map[string]Op{}
 	for _, c := range Diff(a, b) {
-		out[c.Path.String()] = c.Op
-		for i := len(c.Path) - 1; i >= 1; i-- {
-			k := c.Path[:i].String()
-			if _, ok := out[k]; !ok {
-				out[k] = Changed
-			}
-		}
+		markChange(out, c.Path, c.Op)
 	}
 	return out
+}
+
+// TouchedPaths is ChangedPaths from the paths a Toucher reports (all marked
+// Changed): what the event at a position changed, without building either
+// state's view.
+func TouchedPaths(paths []Path) map[string]Op {
+	out := map[string]Op{}
+	for _, p := range paths {
+		markChange(out, p, Changed)
+	}
+	return out
+}
+
+// markChange records p as changed by op and its ancestors as changed.
+func markChange(out map[string]Op, p Path, op Op) {
+	out[p.String()] = op
+	for i := len(p) - 1; i >= 1; i-- {
+		k := p[:i].String()
+		if _, ok := out[k]; !ok {
+			out[k] = Changed
+		}
+	}
 }

@@ -254,26 +254,45 @@ func (m *Model) requestState() tea.Cmd {
 		if err != nil {
 			return stateMsg{gen: gen, dataGen: dg, pos: pos, err: err}
 		}
-		obj := model.StateJSON(f, s, pos)
+		// Formats whose states grow with the journal give the panes a
+		// window of the state and the end of the projection, and say what
+		// an event changed without building views (replay.Toucher).
+		obj := model.PaneStateJSON(f, s, pos, paneItems)
 		var changed map[string]replay.Op
 		if pos > 0 {
 			if prev, err := r.StateAt(pos - 1); err == nil {
-				pobj := model.StateJSON(f, prev, pos)
-				changed = replay.ChangedPaths(pobj, obj)
+				if t, ok := s.(replay.Toucher); ok {
+					changed = replay.TouchedPaths(t.Touched(prev))
+				} else {
+					changed = replay.ChangedPaths(model.PaneStateJSON(f, prev, pos, paneItems), obj)
+				}
 			}
 		}
-		text := fitDoc(answeredNote(sess, s)+f.Render(s, doc), maxPaneDoc, model.IsLogDoc(f, doc))
+		var text string
+		if pv, ok := f.(model.PaneViews); ok {
+			text = answeredNote(sess, s) + pv.PaneRender(s, doc, maxPaneDoc)
+		} else {
+			text = fitDoc(answeredNote(sess, s)+f.Render(s, doc), maxPaneDoc, model.IsLogDoc(f, doc))
+		}
 		out, err := secs.Render(render.Text(text), width)
 		if err != nil {
 			out = render.Plain(text)
 		}
 		hit := false
 		if bp != nil {
-			hit, _ = bp.Match(query.Value(obj))
+			full := obj
+			if _, windowed := f.(model.PaneViews); windowed {
+				full = model.StateJSON(f, s, pos) // the expression sees the whole state
+			}
+			hit, _ = bp.Match(query.Value(full))
 		}
 		return stateMsg{gen: gen, dataGen: dg, pos: pos, obj: obj, changed: changed, md: out, bp: hit}
 	}
 }
+
+// paneItems is how many of the last items of a list that grows with the
+// journal the state pane gets (model.PaneViews).
+const paneItems = 200
 
 // maxPaneDoc is the most Markdown the projection pane renders at each
 // cursor move: glamour takes ~0.3 s per MiB, far over a frame, and a pane

@@ -92,6 +92,8 @@ func (t *tree) walk(depth int, p replay.Path, key string, v any) {
 		l.children = len(x)
 	case []any:
 		l.children = len(x)
+	case model.Window:
+		l.children = x.Total
 	}
 	l.open = l.children > 0 && t.isOpen(ps, depth)
 	if depth > 0 || l.children == 0 {
@@ -104,6 +106,15 @@ func (t *tree) walk(depth int, p replay.Path, key string, v any) {
 	case model.Object:
 		for _, f := range x {
 			t.walk(depth+1, append(p[:len(p):len(p)], f.Key), render.Line(f.Key), f.Value)
+		}
+	case model.Window:
+		// The end of a list the state did not build whole: its leading
+		// items are one line, the rest are numbered as in the full list.
+		if x.From > 0 {
+			t.gapLine(depth+1, x.From)
+		}
+		for i, e := range x.Items {
+			t.walk(depth+1, append(p[:len(p):len(p)], x.From+i), "["+strconv.Itoa(x.From+i)+"]", e)
 		}
 	case []any:
 		// A long list (a conversation's messages, a log of decisions) shows
@@ -245,6 +256,13 @@ func (t *tree) foldAll(fold bool) {
 			for i, e := range x {
 				mark(append(p[:len(p):len(p)], i), e, depth+1)
 			}
+		case model.Window:
+			if depth > 0 {
+				t.folded[p.String()] = fold
+			}
+			for i, e := range x.Items {
+				mark(append(p[:len(p):len(p)], x.From+i), e, depth+1)
+			}
 		}
 	}
 	mark(replay.Path{}, t.root, 0)
@@ -330,6 +348,8 @@ func (t *tree) valueText(v any) string {
 			return "[]"
 		}
 		return t.st.Dim.Render(fmt.Sprintf("[…] %d items", len(x)))
+	case model.Window:
+		return t.st.Dim.Render(fmt.Sprintf("[…] %d items", x.Total))
 	case json.Number:
 		return t.st.TreeNumber.Render(render.Line(x.String()))
 	case int, int64, float64, int32:

@@ -38,3 +38,25 @@ func TestTreeShowsEndsOfLongLists(t *testing.T) {
 		t.Fatalf("%d tree lines for a 1000-item list", n)
 	}
 }
+
+// The window of a list a format did not build whole is numbered as in the
+// full list, after one line for the items left out.
+func TestTreeShowsWindowOfList(t *testing.T) {
+	items := make([]any, 200)
+	for i := range items {
+		items[i] = model.Object{{Key: "role", Value: "assistant"}}
+	}
+	root := model.Object{{Key: "messages", Value: model.Window{Items: items, From: 99800, Total: 100000}}}
+	tr := newTree(render.NewStyles(true))
+	tr.setSize(80, 400)
+	tr.setState(root, map[string]replay.Op{".messages": replay.Changed, ".messages[99999]": replay.Added})
+	view := ansi.Strip(tr.view(false))
+	for _, want := range []string{"messages", "… 99800 items not shown", "[99800]", "+ [99999]"} {
+		if !strings.Contains(view, want) {
+			t.Fatalf("tree lacks %q:\n%s", want, view)
+		}
+	}
+	if p := tr.lines[len(tr.lines)-2].jp; len(p) != 2 || p[1] != 99999 {
+		t.Fatalf("last item's path %v, want .messages[99999]", p)
+	}
+}
