@@ -1,6 +1,7 @@
 package durablestream
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
@@ -23,30 +24,27 @@ type envelope struct {
 // parse walks the top-level members of raw without decoding the payload.
 func (e *envelope) parse(raw []byte) bool {
 	var typ []byte
-	ok := object(raw, func(n, v []byte) bool {
+	ok := true
+	// rawjson.Members itself, not object: this runs for every event.
+	walked := rawjson.Members(raw, func(n, v []byte) bool {
+		if bytes.IndexByte(n, '\\') >= 0 {
+			n = name(n)
+		}
 		switch string(n) {
 		case "type":
-			if !isStr(v) {
-				return false
-			}
-			typ = v
+			typ, ok = v, isStr(v)
 		case "stream_id":
-			if !isStr(v) {
-				return false
-			}
-			e.stream = v
+			e.stream, ok = v, isStr(v)
 		case "id", "actor":
-			return isStr(v)
+			ok = isStr(v)
 		case "timestamp":
-			ts, _, ok := integer(v)
-			e.ts = ts
-			return ok
+			e.ts, _, ok = integer(v)
 		case "payload":
 			e.payload = v
 		}
-		return true
+		return ok
 	})
-	if !ok || len(typ) == 0 || typ[0] != '"' || len(e.payload) == 0 || e.payload[0] != '{' {
+	if !walked || !ok || len(typ) == 0 || typ[0] != '"' || len(e.payload) == 0 || e.payload[0] != '{' {
 		return false
 	}
 	e.known = -1
