@@ -27,6 +27,7 @@ type state struct {
 	events     int // events folded (including ones the fold ignores)
 	iterations int
 	msgs       int // messages in the conversation
+	acts       int // actions (distinct action_ids), for the pane's count
 
 	log  *arena
 	nLog int
@@ -158,7 +159,9 @@ func (f format) Apply(s model.State, ev model.Event) model.State {
 		if ev.Pos > 0 {
 			flags |= fPos
 		}
-		n.add(ev, flags, keyOf(id), true)
+		if n.add(ev, flags, keyOf(id), true) {
+			n.acts++
+		}
 		if string(strBytes(p.s[1])) == AskHuman {
 			var args struct {
 				Prompt any `json:"prompt"`
@@ -170,7 +173,9 @@ func (f format) Apply(s model.State, ev model.Event) model.State {
 		n.resumed()
 	case tActionResult:
 		id := strBytes(p.s[0])
-		n.add(ev, kResult, keyOf(id), true)
+		if n.add(ev, kResult, keyOf(id), true) {
+			n.acts++
+		}
 		n.msgs++
 		if n.x.pending != nil && n.x.pending.id == string(id) {
 			n.mut().pending = nil
@@ -205,8 +210,9 @@ func (s *state) mut() *extra {
 	return s.x
 }
 
-// add appends the entry of ev (of the given kind and flags) to the log.
-func (s *state) add(ev model.Event, flags uint64, key idKey, hasKey bool) {
+// add appends the entry of ev (of the given kind and flags) to the log. It
+// reports whether the entry is the first of its action_id.
+func (s *state) add(ev model.Event, flags uint64, key idKey, hasKey bool) (first bool) {
 	a := s.log
 	if a == nil {
 		a = newArena(ev.Src)
@@ -217,8 +223,9 @@ func (s *state) add(ev model.Event, flags uint64, key idKey, hasKey bool) {
 	} else {
 		e.ref |= fInline
 	}
-	s.log = a.add(s.nLog, e, ev.Raw, key, hasKey)
+	s.log, first = a.add(s.nLog, e, ev.Raw, key, hasKey)
 	s.nLog++
+	return first
 }
 
 // resumed records that the run did work after an interruption or a RUN_END
@@ -360,6 +367,12 @@ func (s *state) View() model.Object {
 			}
 		}
 	}
+	return s.view(msgs, actions, s.problems())
+}
+
+// view is the state's view with the given messages, actions and seq
+// problems (all of them for View, the last ones for PaneView).
+func (s *state) view(msgs any, actions model.Object, problems any) model.Object {
 	return model.Object{
 		{Key: "run_id", Value: s.x.runID},
 		{Key: "task", Value: s.x.task.String()},
@@ -369,7 +382,7 @@ func (s *state) View() model.Object {
 		{Key: "actions", Value: actions},
 		{Key: "system_messages", Value: s.systemMessages()},
 		{Key: "last_seq", Value: s.lastSeq()},
-		{Key: "seq_problems", Value: s.problems()},
+		{Key: "seq_problems", Value: problems},
 	}
 }
 

@@ -157,8 +157,8 @@ func (a *arena) lookup(k idKey, limit int) (found, head int) {
 // of the state that adds it) and returns the log that holds it: a itself,
 // or a fork of a when a already holds a different entry there. For an
 // action event (hasKey), key is its action_id's and add sets e's link and
-// first flag.
-func (a *arena) add(at int, e entry, raw []byte, key idKey, hasKey bool) *arena {
+// first flag, and reports whether it set the flag.
+func (a *arena) add(at int, e entry, raw []byte, key idKey, hasKey bool) (*arena, bool) {
 	a.mu.Lock()
 	if hasKey {
 		found, head := a.lookup(key, at)
@@ -168,21 +168,22 @@ func (a *arena) add(at int, e entry, raw []byte, key idKey, hasKey bool) *arena 
 			e.ref |= fFirst
 		}
 	}
+	first := e.has(fFirst)
 	if at == a.n {
 		a.push(e, raw, key, hasKey)
 		a.mu.Unlock()
-		return a
+		return a, first
 	}
 	if at < a.n && a.same(a.get(at), e, raw) {
 		a.mu.Unlock()
-		return a
+		return a, first
 	}
 	f := a.fork(at)
 	a.mu.Unlock()
 	f.mu.Lock()
 	f.push(e, raw, key, hasKey)
 	f.mu.Unlock()
-	return f
+	return f, first
 }
 
 // same reports whether the stored entry old is e.
@@ -278,6 +279,9 @@ type reader struct {
 	pooled *[]byte // buf's buffer when it came from blocks
 	bufOff int64
 	infos  []*actEvent // action events decoded so far by entry index, shared by a view's readers; nil for none
+	// some holds the action events decoded so far when infos is nil and
+	// the reader reads a few entries of a long log (the panes' views).
+	some map[int]*actEvent
 }
 
 // reader returns a reader of s that reads block bytes at first (0: just

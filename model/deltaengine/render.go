@@ -25,6 +25,27 @@ func (format) Render(s model.State, doc string) string {
 		return ""
 	}
 	var b strings.Builder
+	writeHeader(&b, st)
+	if st.log == nil {
+		return b.String()
+	}
+	sn := st.log.snapshot(st.nLog)
+	infos := make([]*actEvent, st.nLog)
+	seqr, lookr := sn.reader(readBlock, infos), sn.reader(readBlock, infos)
+	defer seqr.release()
+	defer lookr.release()
+	for i := range st.nLog {
+		if sn.get(i).isMessage() {
+			writeMessage(&b, seqr, lookr, i)
+		}
+	}
+	return b.String()
+}
+
+// writeHeader writes what the CONVERSATION projection shows before the
+// messages: the "Waiting for you" block when an ask_human call is pending,
+// the run's heading, task, status and iterations.
+func writeHeader(b *strings.Builder, st *state) {
 	if p := st.x.pending; p != nil {
 		b.WriteString("> **Waiting for you:** ")
 		b.WriteString(md.QuoteLines(p.prompt))
@@ -42,53 +63,47 @@ func (format) Render(s model.State, doc string) string {
 	}
 	b.WriteString("**Status:** " + md.Or(st.status(), "(empty)") + "  \n")
 	b.WriteString("**Iterations:** " + model.Itoa(int64(st.iterations)) + "\n")
-	if st.log == nil {
-		return b.String()
-	}
-	sn := st.log.snapshot(st.nLog)
-	infos := make([]*actEvent, st.nLog)
-	seqr, lookr := sn.reader(readBlock, infos), sn.reader(readBlock, infos)
-	defer seqr.release()
-	defer lookr.release()
-	for i := range st.nLog {
-		if !sn.get(i).isMessage() {
-			continue
+}
+
+// writeMessage writes message entry i of the conversation, read with seqr;
+// lookr reads the actions its tool calls and its result refer to. What it
+// writes depends only on the entry and the state's log, so the projection
+// is the header followed by every message's part, and the pane can render
+// just the last ones (PaneRender).
+func writeMessage(b *strings.Builder, seqr, lookr *reader, i int) {
+	m := seqr.message(i)
+	b.WriteString("\n### " + m.role + "\n\n")
+	switch m.role {
+	case "user":
+		b.WriteString(md.Or(m.content, "*(empty)*") + "\n")
+	case "assistant":
+		if !m.null {
+			b.WriteString(m.content + "\n")
 		}
-		m := seqr.message(i)
-		b.WriteString("\n### " + m.role + "\n\n")
-		switch m.role {
-		case "user":
-			b.WriteString(md.Or(m.content, "*(empty)*") + "\n")
-		case "assistant":
+		if len(m.toolCalls) > 0 {
 			if !m.null {
-				b.WriteString(m.content + "\n")
+				b.WriteString("\n")
 			}
-			if len(m.toolCalls) > 0 {
-				if !m.null {
-					b.WriteString("\n")
-				}
-				for _, c := range m.toolCalls {
-					writeCall(&b, lookr, c)
-				}
-			} else if m.null {
-				b.WriteString("*(no text)*\n")
+			for _, c := range m.toolCalls {
+				writeCall(b, lookr, c)
 			}
-		case "tool":
-			var head []string
-			a, ok := lookr.action(m.toolCallID)
-			if a.toolName != "" {
-				head = append(head, md.CodeSpan(a.toolName))
-			}
-			if ok && a.status != "" && a.status != "SUCCESS" {
-				head = append(head, "**"+a.status+"**")
-			}
-			if len(head) > 0 {
-				b.WriteString(strings.Join(head, " ") + "\n\n")
-			}
-			b.WriteString(md.Fence("", cutLines(m.content, maxObservationLines)))
+		} else if m.null {
+			b.WriteString("*(no text)*\n")
 		}
+	case "tool":
+		var head []string
+		a, ok := lookr.action(m.toolCallID)
+		if a.toolName != "" {
+			head = append(head, md.CodeSpan(a.toolName))
+		}
+		if ok && a.status != "" && a.status != "SUCCESS" {
+			head = append(head, "**"+a.status+"**")
+		}
+		if len(head) > 0 {
+			b.WriteString(strings.Join(head, " ") + "\n\n")
+		}
+		b.WriteString(md.Fence("", cutLines(m.content, maxObservationLines)))
 	}
-	return b.String()
 }
 
 // writeCall writes one tool call as a list item: the tool name, then the

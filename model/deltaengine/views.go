@@ -6,8 +6,9 @@ import (
 	"github.com/rewind-tui/rewind/model"
 )
 
-// The views (View, Render, ToolName) decode the events a state's log
-// entries point to, with the same reader as Apply.
+// The views (View, Render, ToolName, and the panes' PaneView and
+// PaneRender) decode the events a state's log entries point to, with the
+// same reader as Apply.
 
 // changed is the text a view shows for an event whose bytes are no longer
 // what was folded (the journal was rewritten under the replay).
@@ -86,10 +87,11 @@ func (r *reader) info(j int) *actEvent {
 	if r.infos != nil && r.infos[j] != nil {
 		return r.infos[j]
 	}
+	if a := r.some[j]; a != nil {
+		return a
+	}
 	if a, ok := r.a.cached(j).(*actEvent); ok {
-		if r.infos != nil {
-			r.infos[j] = a
-		}
+		r.share(j, a)
 		return a
 	}
 	e := r.get(j)
@@ -112,13 +114,21 @@ func (r *reader) info(j int) *actEvent {
 			a.seq, a.seqOK, _ = seqNum(l.seq)
 		}
 	}
-	if r.infos != nil {
-		r.infos[j] = a
-	}
+	r.share(j, a)
 	if a.bad == "" {
 		r.a.keep(j, a, len(a.id)+len(a.toolName)+len(a.command)+len(a.toolArgs)+len(a.status)+len(a.obs))
 	}
 	return a
+}
+
+// share keeps a, the decoded event of entry j, for the reader's view.
+func (r *reader) share(j int, a *actEvent) {
+	switch {
+	case r.infos != nil:
+		r.infos[j] = a
+	case r.some != nil:
+		r.some[j] = a
+	}
 }
 
 // cacheBudget is how many bytes of decoded text a log keeps for its views,
