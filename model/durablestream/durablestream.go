@@ -52,7 +52,7 @@ func (format) Name() string { return model.DurableStream }
 
 // Init returns the state before the first event, with a lineage of its
 // own.
-func (format) Init() model.State { return &state{lin: newLineage()} }
+func (format) Init() model.State { return &state{lin: newLineage(), lens: &lengths{}} }
 
 // Docs returns CHECKPOINTS.
 func (format) Docs() []string { return []string{DocCheckpoints} }
@@ -151,13 +151,23 @@ type session struct {
 // field by field, can tell which top-level fields an event touched.
 type state struct {
 	lin         *lineage
-	n           int64 // events folded; the state's version of lin
+	lens        *lengths // shared with the states before it until a count changes
+	n           int64    // events folded; the state's version of lin
 	lastEventAt int64
-	// Lengths of lin's lists as this state sees them.
+	// Each mark changes (wrapping) with the part of the view it stands
+	// for: pending and pending_checkpoints, active_intents,
+	// decided_checkpoints, finished_intents, ledger and sessions.
+	pendingMark, activeMark, decidedMark, finishedMark, ledgerMark, sessionsMark uint8
+}
+
+// lengths are the lengths of a lineage's lists, and the numbers of
+// pending checkpoints and active intents, as a state sees them. A state
+// is made for every event; most events only count, so the lengths are
+// kept apart and shared, and a state is 40 bytes.
+type lengths struct {
 	nDecided, nFinished                              int32
 	nDirectives, nAssumptions, nLearnings, nHandoffs int32
 	nPending, nActive                                int32
-	pendingAt, activeAt, ledgerAt, sessionsAt        int64 // version of the last change
 }
 
 // Apply folds one event into s. Lines that are not StreamEvent envelopes
@@ -203,6 +213,10 @@ func (format) Apply(st model.State, ev model.Event) model.State {
 		}
 	}
 	ns.lin = l
+	if p.kind != none {
+		lens := *s.lens
+		ns.lens = &lens
+	}
 	ns.fold(l, &p, &e, ev.Pos, write)
 	l.mu.Unlock()
 	if write {
@@ -226,9 +240,9 @@ func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) 
 			at = c.requestedAt.v
 		}
 		if _, ok := l.pending.get(c.id, old); !ok {
-			ns.nPending++
+			ns.lens.nPending++
 		}
-		ns.pendingAt = n
+		ns.pendingMark++
 		if write {
 			cp := l.mem.checkpoints.new()
 			*cp = checkpoint{
@@ -248,15 +262,16 @@ func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) 
 		if cp, ok := l.pending.get(d.checkpointID, old); ok {
 			dec.id = cp.id // the same string, kept once
 			dec.decisionPoint, dec.matched = cp.decisionPoint, true
-			ns.nPending--
-			ns.pendingAt = n
+			ns.lens.nPending--
+			ns.pendingMark++
 			if write {
 				l.pending.del(d.checkpointID, n)
 			}
-		} else if v, ok := l.verdict(d.checkpointID, old, ns.nDecided-1); ok {
+		} else if v, ok := l.verdict(d.checkpointID, old, ns.lens.nDecided-1); ok {
 			dec.decisionPoint = v.decisionPoint
 		}
-		ns.nDecided++
+		ns.lens.nDecided++
+		ns.decidedMark++
 		if write {
 			if !dec.matched {
 				dec.id = l.mem.str(dec.id)
@@ -270,9 +285,9 @@ func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) 
 			return
 		}
 		if _, ok := l.active.get(in.id, old); !ok {
-			ns.nActive++
+			ns.lens.nActive++
 		}
-		ns.activeAt = n
+		ns.activeMark++
 		if write {
 			it := l.mem.intents.new()
 			*it = intent{
@@ -300,13 +315,14 @@ func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) 
 			if fin.description.IsEmpty() {
 				fin.description = in.prompt
 			}
-			ns.nActive--
-			ns.activeAt = n
+			ns.lens.nActive--
+			ns.activeMark++
 			if write {
 				l.active.del(f.intentID, n)
 			}
 		}
-		ns.nFinished++
+		ns.lens.nFinished++
+		ns.finishedMark++
 		if write {
 			if !found {
 				fin.id = l.mem.str(fin.id)
@@ -327,7 +343,7 @@ func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) 
 		if status == "created" && sp.id != "" {
 			id = sp.id
 		}
-		ns.sessionsAt = n
+		ns.sessionsMark++
 		if !write {
 			return
 		}
@@ -362,7 +378,7 @@ func (ns *state) ledger(l *lineage, e *envelope, p *ledgerPayload, pos int, writ
 		status = l.mem.str(status) // not a substring of a constant
 	}
 	update := func(m *omap[*ledgerItem], id, title string) {
-		ns.ledgerAt = n
+		ns.ledgerMark++
 		if !write {
 			return
 		}
@@ -399,28 +415,28 @@ func (ns *state) ledger(l *lineage, e *envelope, p *ledgerPayload, pos int, writ
 		update(&l.tasks, p.taskID, p.taskTitle)
 	case "governance":
 		if status == "directive_added" {
-			ns.nDirectives++
-			ns.ledgerAt = n
+			ns.lens.nDirectives++
+			ns.ledgerMark++
 			if write {
 				l.directives = append(l.directives, directive{content: l.mem.text(p.directiveContent), at: pos})
 			}
 		} else if status == "assumption_added" {
-			ns.nAssumptions++
-			ns.ledgerAt = n
+			ns.lens.nAssumptions++
+			ns.ledgerMark++
 			if write {
 				l.assumptions = append(l.assumptions, assumption{content: l.mem.text(p.assumptionContent),
 					source: p.assumptionSource, rationale: l.mem.text(p.assumptionRationale), at: pos})
 			}
 		}
 	case "learning":
-		ns.nLearnings++
-		ns.ledgerAt = n
+		ns.lens.nLearnings++
+		ns.ledgerMark++
 		if write {
 			l.learnings = append(l.learnings, learning{typ: p.learningType, content: l.mem.text(p.learningContent), at: pos})
 		}
 	case "handoff":
-		ns.nHandoffs++
-		ns.ledgerAt = n
+		ns.lens.nHandoffs++
+		ns.ledgerMark++
 		if write {
 			l.handoffs = append(l.handoffs, handoff{status: status, epicID: p.epicID, reason: l.mem.text(p.handoffReason),
 				command: l.mem.text(p.handoffCommand), filesModified: l.mem.list(p.handoffFilesModified),
@@ -477,7 +493,7 @@ func (format) Verdict(st model.State, id string) (model.Verdict, bool) {
 		return model.Verdict{}, false
 	}
 	s.lin.mu.Lock()
-	d, ok := s.lin.verdict(id, s.n, s.nDecided-1)
+	d, ok := s.lin.verdict(id, s.n, s.lens.nDecided-1)
 	s.lin.mu.Unlock()
 	if !ok {
 		return model.Verdict{}, false

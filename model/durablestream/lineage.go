@@ -144,12 +144,12 @@ func (l *lineage) fork(s *state) *lineage {
 		epics:       l.epics.upTo(n),
 		tasks:       l.tasks.upTo(n),
 		sessions:    l.sessions.upTo(n),
-		decided:     l.decided[:s.nDecided:s.nDecided],
-		finished:    l.finished[:s.nFinished:s.nFinished],
-		directives:  l.directives[:s.nDirectives:s.nDirectives],
-		assumptions: l.assumptions[:s.nAssumptions:s.nAssumptions],
-		learnings:   l.learnings[:s.nLearnings:s.nLearnings],
-		handoffs:    l.handoffs[:s.nHandoffs:s.nHandoffs],
+		decided:     l.decided[:s.lens.nDecided:s.lens.nDecided],
+		finished:    l.finished[:s.lens.nFinished:s.lens.nFinished],
+		directives:  l.directives[:s.lens.nDirectives:s.lens.nDirectives],
+		assumptions: l.assumptions[:s.lens.nAssumptions:s.lens.nAssumptions],
+		learnings:   l.learnings[:s.lens.nLearnings:s.lens.nLearnings],
+		handoffs:    l.handoffs[:s.lens.nHandoffs:s.lens.nHandoffs],
 	}
 	nl.claimed = n
 	return nl

@@ -40,8 +40,8 @@ func (format) Render(st model.State, doc string) string {
 	}
 	w("# Durable Stream")
 	w()
-	w("> Events: ", strconv.FormatInt(s.n, 10), " | Pending: ", strconv.Itoa(int(s.nPending)),
-		" | Active intents: ", strconv.Itoa(int(s.nActive)))
+	w("> Events: ", strconv.FormatInt(s.n, 10), " | Pending: ", strconv.Itoa(int(s.lens.nPending)),
+		" | Active intents: ", strconv.Itoa(int(s.lens.nActive)))
 	if s.n > 0 {
 		w("> Last event: ", ms(s.lastEventAt))
 	}
@@ -126,10 +126,10 @@ func (format) Render(st model.State, doc string) string {
 	}
 	w("## Recently decided")
 	w()
-	if s.nDecided == 0 {
+	if s.lens.nDecided == 0 {
 		w("None.")
 	}
-	for i, k := int(s.nDecided)-1, 0; i >= 0 && k < recentDecisions; i, k = i-1, k+1 {
+	for i, k := int(s.lens.nDecided)-1, 0; i >= 0 && k < recentDecisions; i, k = i-1, k+1 {
 		d := l.decided[i]
 		verb, why := "Rejected", d.reason.String()
 		if d.approved {

@@ -58,14 +58,14 @@ func (s *state) View() model.Object {
 			"prompt", in.prompt.String(), "parent_session_id", in.parentSessionID, "timeout_ms", in.timeoutMs.value(),
 			"status", "running", "created_at", in.createdAt.value(), "stream_id", in.streamID, "at", in.at))
 	})
-	dec := make([]any, 0, s.nDecided)
-	for _, d := range l.decided[:s.nDecided] {
+	dec := make([]any, 0, s.lens.nDecided)
+	for _, d := range l.decided[:s.lens.nDecided] {
 		dec = append(dec, obj("id", d.id, "decision_point", d.decisionPoint.String(), "approved", d.approved,
 			"by", d.by, "option", d.option, "reason", d.reason.String(), "at", d.at, "decided_at", d.decidedAt,
 			"matched", d.matched))
 	}
-	fin := make([]any, 0, s.nFinished)
-	for _, f := range l.finished[:s.nFinished] {
+	fin := make([]any, 0, s.lens.nFinished)
+	for _, f := range l.finished[:s.lens.nFinished] {
 		fin = append(fin, obj("id", f.id, "agent", f.agent, "description", f.description.String(),
 			"status", f.status, "result", f.result.String(), "error", f.err.String(), "duration", f.duration.value(),
 			"at", f.at, "finished_at", f.finishedAt))
@@ -80,16 +80,16 @@ func (s *state) View() model.Object {
 		tasks = append(tasks, obj("id", t.id, "title", t.title, "epic_id", t.epicID, "agent", t.agent,
 			"status", t.status, "result", t.result.String(), "error", t.err.String(), "at", t.at))
 	})
-	directives := make([]any, s.nDirectives)
-	for i, d := range l.directives[:s.nDirectives] {
+	directives := make([]any, s.lens.nDirectives)
+	for i, d := range l.directives[:s.lens.nDirectives] {
 		directives[i] = obj("content", d.content.String(), "at", d.at)
 	}
-	assumptions := make([]any, s.nAssumptions)
-	for i, a := range l.assumptions[:s.nAssumptions] {
+	assumptions := make([]any, s.lens.nAssumptions)
+	for i, a := range l.assumptions[:s.lens.nAssumptions] {
 		assumptions[i] = obj("content", a.content.String(), "source", a.source, "rationale", a.rationale.String(), "at", a.at)
 	}
-	learnings := make([]any, s.nLearnings)
-	for i, le := range l.learnings[:s.nLearnings] {
+	learnings := make([]any, s.lens.nLearnings)
+	for i, le := range l.learnings[:s.lens.nLearnings] {
 		learnings[i] = obj("type", le.typ, "content", le.content.String(), "at", le.at)
 	}
 	strs := func(v []string) []any {
@@ -99,8 +99,8 @@ func (s *state) View() model.Object {
 		}
 		return out
 	}
-	handoffs := make([]any, s.nHandoffs)
-	for i, h := range l.handoffs[:s.nHandoffs] {
+	handoffs := make([]any, s.lens.nHandoffs)
+	for i, h := range l.handoffs[:s.lens.nHandoffs] {
 		handoffs[i] = obj("status", h.status, "epic_id", h.epicID, "reason", h.reason.String(),
 			"command", h.command.String(), "files_modified", strs(h.filesModified),
 			"whats_done", strs(h.whatsDone), "whats_next", strs(h.next),
