@@ -262,7 +262,7 @@ func (m *Model) requestState() tea.Cmd {
 		if pos > 0 {
 			if prev, err := r.StateAt(pos - 1); err == nil {
 				if t, ok := s.(replay.Toucher); ok {
-					changed = replay.TouchedPaths(t.Touched(prev))
+					changed = touchedOps(t.Touched(prev), model.PaneStateJSON(f, prev, pos, paneItems))
 				} else {
 					changed = replay.ChangedPaths(model.PaneStateJSON(f, prev, pos, paneItems), obj)
 				}
@@ -326,6 +326,58 @@ func fitDoc(doc string, max int, tail bool) string {
 		cut = max
 	}
 	return doc[:cut] + fmt.Sprintf("\n\n*… %s more of this projection, not shown here (`rewind render` prints it whole).*\n", journal.HumanBytes(int64(len(doc)-cut)))
+}
+
+// touchedOps marks the paths a Toucher reported as Added where the state
+// before (its pane view, prev) had nothing, Changed elsewhere, plus their
+// ancestors as Changed, as replay.ChangedPaths does from two whole views.
+func touchedOps(paths []replay.Path, prev model.Object) map[string]replay.Op {
+	out := replay.TouchedPaths(paths)
+	for _, p := range paths {
+		if !existsIn(prev, p) {
+			out[p.String()] = replay.Added
+		}
+	}
+	return out
+}
+
+// existsIn reports whether path p is in v, a pane view: inside a Window,
+// items before its first are there, items past its total are not.
+func existsIn(v any, p replay.Path) bool {
+	for _, e := range p {
+		switch k := e.(type) {
+		case string:
+			o, ok := v.(model.Object)
+			if !ok {
+				return false
+			}
+			if v, ok = o.Get(k); !ok {
+				_, cut := o.Get("…") // a map the pane view cut: it may be there
+				return cut
+			}
+		case int:
+			switch a := v.(type) {
+			case []any:
+				if k < 0 || k >= len(a) {
+					return false
+				}
+				v = a[k]
+			case model.Window:
+				if k < 0 || k >= a.Total {
+					return false
+				}
+				if k < a.From || k-a.From >= len(a.Items) {
+					return true // left out of the window, but there
+				}
+				v = a.Items[k-a.From]
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // answeredNote returns a Markdown block for a Delta Engine question that

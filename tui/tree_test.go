@@ -60,3 +60,23 @@ func TestTreeShowsWindowOfList(t *testing.T) {
 		t.Fatalf("last item's path %v, want .messages[99999]", p)
 	}
 }
+
+// What a Toucher reports is Added where the state before had nothing, even
+// past a window, and Changed where it had something, even left out.
+func TestTouchedOps(t *testing.T) {
+	prev := model.Object{
+		{Key: "messages", Value: model.Window{Items: []any{"a", "b"}, From: 8, Total: 10}},
+		{Key: "actions", Value: model.Object{{Key: "…", Value: "5 earlier actions not shown"}, {Key: "c9", Value: model.Object{}}}},
+	}
+	got := touchedOps([]replay.Path{{"messages", 10}, {"messages", 3}, {"actions", "c1", "status"}, {"actions", "c9", "status"}, {"last_seq"}}, prev)
+	want := map[string]replay.Op{".messages[10]": replay.Added, ".messages[3]": replay.Changed,
+		".actions.c1.status": replay.Changed, ".actions.c9.status": replay.Added, ".last_seq": replay.Added}
+	for p, op := range want {
+		if got[p] != op {
+			t.Errorf("%s: %v, want %v", p, got[p], op)
+		}
+	}
+	if got[".messages"] != replay.Changed || got[".actions.c1"] != replay.Changed {
+		t.Errorf("ancestors not marked: %v", got)
+	}
+}
