@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -57,8 +58,19 @@ type globalFlags struct {
 }
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// The index is one pointer-free array the collector never scans,
+		// and folds keep little, so collecting more often costs almost
+		// nothing, while the default (GOGC=100) lets the heap grow to twice
+		// what is live. 1 GB Durable Stream, rewind index --replay: peak
+		// RSS 370 MiB -> 199 MiB, same time (BENCHMARKS.md).
+		debug.SetGCPercent(gcPercent)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// gcPercent is rewind's GOGC unless the environment sets one.
+const gcPercent = 25
 
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
