@@ -19,59 +19,84 @@ func (format) Render(st model.State, doc string) string {
 	l := s.lin
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var lines []string
-	section := func(title string, short bool, keep func(*item) bool) {
+	lines, secs, ok := s.plan(doc)
+	if !ok {
+		return ""
+	}
+	for _, sec := range secs {
 		var body []string
 		for i := range l.items[:s.nItems] {
 			v := l.items[i].at(s.v)
-			if !keep(v) {
-				continue
-			}
-			if short {
-				body = append(body, renderItem(v))
-			} else {
-				body = append(body, renderItemDetailed(v))
+			if sec.keep(v) {
+				body = append(body, sec.line(v))
 			}
 		}
 		if len(body) > 0 {
-			lines = append(lines, title, "")
+			lines = append(lines, sec.title, "")
 			lines = append(lines, body...)
 			lines = append(lines, "")
 		}
 	}
-	is := func(kind, status string) func(*item) bool {
-		return func(it *item) bool {
-			return (kind == "" || it.kindName() == kind) && it.statusName() == status
+	return strings.Join(lines, "\n")
+}
+
+// A section of a projection: its title and the items it lists, each
+// written as one line (which may hold several).
+type section struct {
+	title string
+	keep  func(*item) bool
+	line  func(*item) string
+}
+
+// plan returns the lines projection doc starts with and its sections, in
+// order; ok is false for an unknown doc. Each section is written only when
+// it has items: its title, "", its items, "".
+func (s *state) plan(doc string) (head []string, secs []section, ok bool) {
+	index := func(names []string, name string) int {
+		for i, n := range names {
+			if n == name {
+				return i
+			}
 		}
+		return -1
 	}
+	is := func(kind, status string) func(*item) bool {
+		k, st := index(itemKinds[:], kind), uint8(index(itemStatuses[:], status))
+		if k < 0 {
+			return func(it *item) bool { return it.status == st }
+		}
+		return func(it *item) bool { return it.kind == uint8(k) && it.status == st }
+	}
+	short := func(title string, keep func(*item) bool) section { return section{title, keep, renderItem} }
+	long := func(title string, keep func(*item) bool) section { return section{title, keep, renderItemDetailed} }
 	switch doc {
 	case DocActiveState:
-		lines = append(lines, "# Active State", "",
-			"> Sequence: "+strconv.FormatInt(s.seq, 10)+" | Items: "+strconv.Itoa(int(s.nItems))+
-				" | Deltas: "+strconv.FormatInt(s.seq, 10), "")
-		section("## Goals", true, is("goal", "active"))
-		section("## Decisions", true, is("decision", "active"))
-		section("## Constraints", true, is("constraint", "active"))
-		section("## Open Tasks", true, is("task", "active"))
-		section("## Unresolved Branches", true, func(it *item) bool {
-			return it.kind == kHypothesis && it.status == sTentative && hasTag(it, "branch")
-		})
-		section("## Superseded", true, is("", "superseded"))
+		head = []string{"# Active State", "",
+			"> Sequence: " + strconv.FormatInt(s.seq, 10) + " | Items: " + strconv.Itoa(int(s.nItems)) +
+				" | Deltas: " + strconv.FormatInt(s.seq, 10), ""}
+		secs = []section{
+			short("## Goals", is("goal", "active")),
+			short("## Decisions", is("decision", "active")),
+			short("## Constraints", is("constraint", "active")),
+			short("## Open Tasks", is("task", "active")),
+			short("## Unresolved Branches", func(it *item) bool {
+				return it.kind == kHypothesis && it.status == sTentative && hasTag(it, "branch")
+			}),
+			short("## Superseded", is("", "superseded")),
+		}
 	case DocDecisions:
-		lines = append(lines, "# Decisions", "")
-		section("## Active", false, is("decision", "active"))
-		section("## Superseded", false, is("decision", "superseded"))
+		head = []string{"# Decisions", ""}
+		secs = []section{long("## Active", is("decision", "active")), long("## Superseded", is("decision", "superseded"))}
 	case DocTasks:
-		lines = append(lines, "# Tasks", "")
-		section("## Open", false, is("task", "active"))
-		section("## Resolved", false, is("task", "resolved"))
+		head = []string{"# Tasks", ""}
+		secs = []section{long("## Open", is("task", "active")), long("## Resolved", is("task", "resolved"))}
 	case DocConstraints:
-		lines = append(lines, "# Constraints", "")
-		section("## Active", false, is("constraint", "active"))
+		head = []string{"# Constraints", ""}
+		secs = []section{long("## Active", is("constraint", "active"))}
 	default:
-		return ""
+		return nil, nil, false
 	}
-	return strings.Join(lines, "\n")
+	return head, secs, true
 }
 
 func hasTag(it *item, tag string) bool {

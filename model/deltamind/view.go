@@ -33,19 +33,33 @@ func (s *state) View() model.Object {
 		items = append(items, l.items[i].at(s.v).object())
 	}
 	rej := make([]any, 0, s.nRejected)
-	for _, r := range l.rejected[:s.nRejected] {
-		rej = append(rej, obj("seq", seqValue([]byte(r.seq)), "kind", r.kind, "target", r.target, "reason", r.reason, "timestamp", r.timestamp, "at", r.pos))
+	for i := range l.rejected[:s.nRejected] {
+		rej = append(rej, l.rejected[i].object())
 	}
 	dis := make([]any, 0, s.nDisagreements)
-	for _, d := range l.disagreements[:s.nDisagreements] {
-		dis = append(dis, obj("seq", seqValue([]byte(d.seq)), "kind", d.kind, "target", d.target, "reason", d.reason, "at", d.pos))
+	for i := range l.disagreements[:s.nDisagreements] {
+		dis = append(dis, l.disagreements[i].object())
 	}
+	return s.view(items, rej, dis)
+}
+
+// view returns the view with the given items, rejected and disagreements
+// lists (whole or windows).
+func (s *state) view(items, rej, dis any) model.Object {
 	var cp any
 	if c := s.checkpoint; c != nil {
 		cp = obj("seq", c.seq, "timestamp", c.timestamp, "totalItems", c.totalItems.value(), "totalDeltas", c.totalDeltas.value(),
 			"totalTurns", c.totalTurns.value(), "contextChars", c.contextChars.value(), "rawChars", c.rawChars.value())
 	}
 	return obj("seq", s.seq, "items", items, "rejected", rej, "deltas", s.seq, "checkpoint", cp, "disagreements", dis)
+}
+
+func (r *rejection) object() model.Object {
+	return obj("seq", seqValue([]byte(r.seq)), "kind", r.kind, "target", r.target, "reason", r.reason, "timestamp", r.timestamp, "at", r.pos)
+}
+
+func (d *disagreement) object() model.Object {
+	return obj("seq", seqValue([]byte(d.seq)), "kind", d.kind, "target", d.target, "reason", d.reason, "at", d.pos)
 }
 
 func (it *item) object() model.Object {
