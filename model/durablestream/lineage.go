@@ -290,6 +290,43 @@ func (m *omap[V]) each(n int64, fn func(V)) {
 	}
 }
 
+// eachUntil calls fn with the values present as of version n, in
+// insertion order, until it returns false.
+func (m *omap[V]) eachUntil(n int64, fn func(V) bool) {
+	for i := range m.slots {
+		s := &m.slots[i]
+		if s.n > n {
+			return
+		}
+		if v, ok := s.value(n); ok && !fn(v) {
+			return
+		}
+	}
+}
+
+// tail returns the last k values present as of version n, in insertion
+// order (fewer when fewer are present). It walks the slots back from the
+// newest that version n sees.
+func (m *omap[V]) tail(n int64, k int) []V {
+	k = max(k, 0)
+	end := sort.Search(len(m.slots), func(i int) bool { return m.slots[i].n > n })
+	out := make([]V, k)
+	for i := end - 1; i >= 0 && k > 0; i-- {
+		if v, ok := m.slots[i].value(n); ok {
+			k--
+			out[k] = v
+		}
+	}
+	return out[k:]
+}
+
+// count returns the number of values present as of version n in a map
+// whose keys are never deleted (epics, tasks, sessions): its slots up to
+// version n.
+func (m *omap[V]) count(n int64) int {
+	return sort.Search(len(m.slots), func(i int) bool { return m.slots[i].n > n })
+}
+
 // values returns the values present as of version n, in insertion order.
 func (m *omap[V]) values(n int64) []V {
 	var out []V

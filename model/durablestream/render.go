@@ -28,16 +28,80 @@ func (format) Render(st model.State, doc string) string {
 	if !ok || doc != DocCheckpoints {
 		return ""
 	}
-	l, n := s.lin, s.n
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var b strings.Builder
-	w := func(parts ...string) {
-		for _, p := range parts {
-			b.WriteString(p)
-		}
-		b.WriteByte('\n')
+	s.lin.mu.Lock()
+	defer s.lin.mu.Unlock()
+	p := page{max: -1}
+	s.render(&p)
+	return p.b.String()
+}
+
+// A page is the document being written, up to max bytes when max is not
+// negative: lines and entries (a checkpoint, an intent, an epic, a task, a
+// decision, several lines each) are written whole or not at all, and once
+// one does not fit the page is full and takes nothing more.
+type page struct {
+	b     strings.Builder
+	max   int
+	item  strings.Builder
+	in    bool // writing an entry into item
+	head  bool // writing the document's head, which is always written
+	full  bool
+	shown int // entries written
+}
+
+// w writes one line made of parts.
+func (p *page) w(parts ...string) {
+	if p.full {
+		return
 	}
+	b := &p.b
+	if p.in {
+		b = &p.item
+	} else if p.max >= 0 && !p.head {
+		size := 1
+		for _, s := range parts {
+			size += len(s)
+		}
+		if b.Len()+size > p.max {
+			p.full = true
+			return
+		}
+	}
+	for _, s := range parts {
+		b.WriteString(s)
+	}
+	b.WriteByte('\n')
+}
+
+// begin starts an entry; end writes it when it fits.
+func (p *page) begin() { p.in = true; p.item.Reset() }
+
+func (p *page) end() {
+	p.in = false
+	if p.full {
+		return
+	}
+	if p.max >= 0 && p.b.Len()+p.item.Len() > p.max {
+		p.full = true
+		return
+	}
+	p.b.WriteString(p.item.String())
+	p.shown++
+}
+
+// entries returns the number of entries of the document of s.
+func (s *state) entries() int {
+	l := s.lin
+	return int(s.lens.nPending) + int(s.lens.nActive) + l.epics.count(s.n) + l.tasks.count(s.n) +
+		min(int(s.lens.nDecided), recentDecisions)
+}
+
+// render writes the CHECKPOINTS document of s on p, stopping once p is
+// full. The caller holds the lineage's mu.
+func (s *state) render(p *page) {
+	l, n := s.lin, s.n
+	w := p.w
+	p.head = true
 	w("# Durable Stream")
 	w()
 	w("> Events: ", strconv.FormatInt(s.n, 10), " | Pending: ", strconv.Itoa(int(s.lens.nPending)),
@@ -46,14 +110,15 @@ func (format) Render(st model.State, doc string) string {
 		w("> Last event: ", ms(s.lastEventAt))
 	}
 	w()
+	p.head = false
 	w("## Pending checkpoints")
 	w()
-	cps := l.pending.values(n)
-	if len(cps) == 0 {
+	if s.lens.nPending == 0 {
 		w("None.")
 		w()
 	}
-	for _, c := range cps {
+	l.pending.eachUntil(n, func(c *checkpoint) bool {
+		p.begin()
 		w("### ", c.id)
 		w()
 		w(c.decisionPoint.String())
@@ -77,14 +142,16 @@ func (format) Render(st model.State, doc string) string {
 		}
 		w("- Waiting since: event ", strconv.Itoa(c.at))
 		w()
-	}
+		p.end()
+		return !p.full
+	})
 	w("## Active intents")
 	w()
-	ins := l.active.values(n)
-	if len(ins) == 0 {
+	if s.lens.nActive == 0 {
 		w("None.")
 	}
-	for _, in := range ins {
+	l.active.eachUntil(n, func(in *intent) bool {
+		p.begin()
 		what := in.description.String()
 		if what == "" {
 			what = in.prompt.String()
@@ -96,32 +163,40 @@ func (format) Render(st model.State, doc string) string {
 		if in.createdAt.set {
 			w("  - Since: ", ms(in.createdAt.v), ", event ", strconv.Itoa(in.at))
 		}
-	}
+		p.end()
+		return !p.full
+	})
 	w()
 	w("## Ledger")
 	w()
-	epics, tasks := l.epics.values(n), l.tasks.values(n)
-	if len(epics)+len(tasks) == 0 {
+	nEpics, nTasks := l.epics.count(n), l.tasks.count(n)
+	if nEpics+nTasks == 0 {
 		w("None.")
 		w()
 	}
-	if len(epics) > 0 {
+	if nEpics > 0 {
 		w("### Epics")
 		w()
-		for _, e := range epics {
+		l.epics.eachUntil(n, func(e *ledgerItem) bool {
+			p.begin()
 			w(ledgerLine(e))
-		}
+			p.end()
+			return !p.full
+		})
 		w()
 	}
-	if len(tasks) > 0 {
+	if nTasks > 0 {
 		w("### Tasks")
 		w()
-		for _, t := range tasks {
+		l.tasks.eachUntil(n, func(t *ledgerItem) bool {
+			p.begin()
 			w(ledgerLine(t))
 			if t.epicID != "" {
 				w("  - Epic: ", t.epicID)
 			}
-		}
+			p.end()
+			return !p.full
+		})
 		w()
 	}
 	w("## Recently decided")
@@ -129,12 +204,13 @@ func (format) Render(st model.State, doc string) string {
 	if s.lens.nDecided == 0 {
 		w("None.")
 	}
-	for i, k := int(s.lens.nDecided)-1, 0; i >= 0 && k < recentDecisions; i, k = i-1, k+1 {
+	for i, k := int(s.lens.nDecided)-1, 0; i >= 0 && k < recentDecisions && !p.full; i, k = i-1, k+1 {
 		d := l.decided[i]
 		verb, why := "Rejected", d.reason.String()
 		if d.approved {
 			verb, why = "Approved", d.option
 		}
+		p.begin()
 		if dp := d.decisionPoint.String(); dp != "" {
 			w("- **", d.id, "**: ", dp)
 		} else {
@@ -146,8 +222,8 @@ func (format) Render(st model.State, doc string) string {
 		}
 		w(line)
 		w("  - At: ", ms(d.decidedAt), ", event ", strconv.Itoa(d.at))
+		p.end()
 	}
-	return b.String()
 }
 
 // ledgerLine returns an epic's or task's entry: its id and title, then

@@ -53,64 +53,43 @@ func (s *state) View() model.Object {
 	pend := []any{}
 	l.pending.each(n, func(c *checkpoint) { pend = append(pend, c.object()) })
 	act := []any{}
-	l.active.each(n, func(in *intent) {
-		act = append(act, obj("id", in.id, "description", in.description.String(), "agent", in.agent,
-			"prompt", in.prompt.String(), "parent_session_id", in.parentSessionID, "timeout_ms", in.timeoutMs.value(),
-			"status", "running", "created_at", in.createdAt.value(), "stream_id", in.streamID, "at", in.at))
-	})
+	l.active.each(n, func(in *intent) { act = append(act, in.object()) })
 	dec := make([]any, 0, s.lens.nDecided)
-	for _, d := range l.decided[:s.lens.nDecided] {
-		dec = append(dec, obj("id", d.id, "decision_point", d.decisionPoint.String(), "approved", d.approved,
-			"by", d.by, "option", d.option, "reason", d.reason.String(), "at", d.at, "decided_at", d.decidedAt,
-			"matched", d.matched))
+	for i := range l.decided[:s.lens.nDecided] {
+		dec = append(dec, l.decided[i].object())
 	}
 	fin := make([]any, 0, s.lens.nFinished)
-	for _, f := range l.finished[:s.lens.nFinished] {
-		fin = append(fin, obj("id", f.id, "agent", f.agent, "description", f.description.String(),
-			"status", f.status, "result", f.result.String(), "error", f.err.String(), "duration", f.duration.value(),
-			"at", f.at, "finished_at", f.finishedAt))
+	for i := range l.finished[:s.lens.nFinished] {
+		fin = append(fin, l.finished[i].object())
 	}
 	epics := []any{}
-	l.epics.each(n, func(e *ledgerItem) {
-		epics = append(epics, obj("id", e.id, "title", e.title, "status", e.status,
-			"result", e.result.String(), "error", e.err.String(), "at", e.at))
-	})
+	l.epics.each(n, func(e *ledgerItem) { epics = append(epics, e.epicObject()) })
 	tasks := []any{}
-	l.tasks.each(n, func(t *ledgerItem) {
-		tasks = append(tasks, obj("id", t.id, "title", t.title, "epic_id", t.epicID, "agent", t.agent,
-			"status", t.status, "result", t.result.String(), "error", t.err.String(), "at", t.at))
-	})
+	l.tasks.each(n, func(t *ledgerItem) { tasks = append(tasks, t.taskObject()) })
 	directives := make([]any, s.lens.nDirectives)
-	for i, d := range l.directives[:s.lens.nDirectives] {
-		directives[i] = obj("content", d.content.String(), "at", d.at)
+	for i := range l.directives[:s.lens.nDirectives] {
+		directives[i] = l.directives[i].object()
 	}
 	assumptions := make([]any, s.lens.nAssumptions)
-	for i, a := range l.assumptions[:s.lens.nAssumptions] {
-		assumptions[i] = obj("content", a.content.String(), "source", a.source, "rationale", a.rationale.String(), "at", a.at)
+	for i := range l.assumptions[:s.lens.nAssumptions] {
+		assumptions[i] = l.assumptions[i].object()
 	}
 	learnings := make([]any, s.lens.nLearnings)
-	for i, le := range l.learnings[:s.lens.nLearnings] {
-		learnings[i] = obj("type", le.typ, "content", le.content.String(), "at", le.at)
-	}
-	strs := func(v []string) []any {
-		out := make([]any, len(v))
-		for i, s := range v {
-			out[i] = s
-		}
-		return out
+	for i := range l.learnings[:s.lens.nLearnings] {
+		learnings[i] = l.learnings[i].object()
 	}
 	handoffs := make([]any, s.lens.nHandoffs)
-	for i, h := range l.handoffs[:s.lens.nHandoffs] {
-		handoffs[i] = obj("status", h.status, "epic_id", h.epicID, "reason", h.reason.String(),
-			"command", h.command.String(), "files_modified", strs(h.filesModified),
-			"whats_done", strs(h.whatsDone), "whats_next", strs(h.next),
-			"key_context", strs(h.keyCtx), "at", h.at)
+	for i := range l.handoffs[:s.lens.nHandoffs] {
+		handoffs[i] = l.handoffs[i].object()
 	}
 	sess := []any{}
-	l.sessions.each(n, func(se *session) {
-		sess = append(sess, obj("id", se.id, "title", se.title, "directory", se.directory,
-			"status", se.status, "error", se.err.String(), "created_at", se.createdAt, "updated_at", se.updatedAt, "at", se.at))
-	})
+	l.sessions.each(n, func(se *session) { sess = append(sess, se.object()) })
+	return s.view(pend, act, dec, fin, epics, tasks, directives, assumptions, learnings, handoffs, sess)
+}
+
+// view returns the view with the given lists (whole or windows). The
+// caller holds the lineage's mu.
+func (s *state) view(pend, act, dec, fin, epics, tasks, directives, assumptions, learnings, handoffs, sess any) model.Object {
 	return obj(
 		"pending_checkpoints", pend,
 		"active_intents", act,
@@ -121,8 +100,65 @@ func (s *state) View() model.Object {
 		"sessions", sess,
 		"events_replayed", s.n,
 		"last_event_at", s.lastEventAt,
-		"counts", l.types.object(n),
+		"counts", s.lin.types.object(s.n),
 	)
+}
+
+func (in *intent) object() model.Object {
+	return obj("id", in.id, "description", in.description.String(), "agent", in.agent,
+		"prompt", in.prompt.String(), "parent_session_id", in.parentSessionID, "timeout_ms", in.timeoutMs.value(),
+		"status", "running", "created_at", in.createdAt.value(), "stream_id", in.streamID, "at", in.at)
+}
+
+func (d *decision) object() model.Object {
+	return obj("id", d.id, "decision_point", d.decisionPoint.String(), "approved", d.approved,
+		"by", d.by, "option", d.option, "reason", d.reason.String(), "at", d.at, "decided_at", d.decidedAt,
+		"matched", d.matched)
+}
+
+func (f *finished) object() model.Object {
+	return obj("id", f.id, "agent", f.agent, "description", f.description.String(),
+		"status", f.status, "result", f.result.String(), "error", f.err.String(), "duration", f.duration.value(),
+		"at", f.at, "finished_at", f.finishedAt)
+}
+
+func (e *ledgerItem) epicObject() model.Object {
+	return obj("id", e.id, "title", e.title, "status", e.status,
+		"result", e.result.String(), "error", e.err.String(), "at", e.at)
+}
+
+func (t *ledgerItem) taskObject() model.Object {
+	return obj("id", t.id, "title", t.title, "epic_id", t.epicID, "agent", t.agent,
+		"status", t.status, "result", t.result.String(), "error", t.err.String(), "at", t.at)
+}
+
+func (d *directive) object() model.Object { return obj("content", d.content.String(), "at", d.at) }
+
+func (a *assumption) object() model.Object {
+	return obj("content", a.content.String(), "source", a.source, "rationale", a.rationale.String(), "at", a.at)
+}
+
+func (le *learning) object() model.Object {
+	return obj("type", le.typ, "content", le.content.String(), "at", le.at)
+}
+
+func (h *handoff) object() model.Object {
+	strs := func(v []string) []any {
+		out := make([]any, len(v))
+		for i, s := range v {
+			out[i] = s
+		}
+		return out
+	}
+	return obj("status", h.status, "epic_id", h.epicID, "reason", h.reason.String(),
+		"command", h.command.String(), "files_modified", strs(h.filesModified),
+		"whats_done", strs(h.whatsDone), "whats_next", strs(h.next),
+		"key_context", strs(h.keyCtx), "at", h.at)
+}
+
+func (se *session) object() model.Object {
+	return obj("id", se.id, "title", se.title, "directory", se.directory,
+		"status", se.status, "error", se.err.String(), "created_at", se.createdAt, "updated_at", se.updatedAt, "at", se.at)
 }
 
 // Describe returns the timeline row of one event: Key its id, Type its
