@@ -405,6 +405,9 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 	case "checkpoint":
 		ns.checkpoint = cp
 	}
+	if write {
+		lin.record(ns.v)
+	}
 	lin.mu.Unlock()
 	if write {
 		return lin.place(&ns, ev.Pos)

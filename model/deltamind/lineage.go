@@ -50,6 +50,16 @@ type lineage struct {
 	disagreements []disagreement
 	// mem holds what the items and lists point to (see store).
 	mem store
+
+	// The number of items of each class (see class) as of any version,
+	// for the panes (PaneRender), which must say how many items they
+	// leave out without walking them: moves[v-1] is what version v did,
+	// counts[k] the numbers as of version k*countsEvery, cur as of
+	// claimed, and move what the version being recorded does.
+	moves  []move
+	counts []classCounts
+	cur    classCounts
+	move   move
 	// kept holds the states likely to be kept as keyframes (see keep).
 	kept []state
 }
@@ -73,7 +83,75 @@ type tagged struct {
 }
 
 func newLineage() *lineage {
-	return &lineage{ids: map[string]int32{}}
+	return &lineage{ids: map[string]int32{}, counts: []classCounts{{}}, move: noMove}
+}
+
+// An item's class is what the projections' sections select it by: its
+// kind, its status and whether it has the tag "branch".
+const (
+	nClasses = len(itemKinds) * len(itemStatuses) * 2
+	noClass  = 255
+)
+
+type classCounts [nClasses]int32
+
+// move is an item leaving class from and entering class to (noClass for
+// none).
+type move struct{ from, to uint8 }
+
+var noMove = move{noClass, noClass}
+
+// countsEvery is how many versions apart the lineage keeps the counts.
+const countsEvery = 256
+
+func class(it *item) uint8 {
+	c := it.kind*uint8(len(itemStatuses)) + it.status
+	if hasTag(it, "branch") {
+		c += uint8(len(itemKinds) * len(itemStatuses))
+	}
+	return c
+}
+
+// classItem returns an item of class c, for the sections' keep functions.
+func classItem(c int) *item {
+	it := &item{kind: uint8(c % (len(itemKinds) * len(itemStatuses)) / len(itemStatuses)), status: uint8(c % len(itemStatuses))}
+	if c >= len(itemKinds)*len(itemStatuses) {
+		it.tags = []string{"branch"}
+	}
+	return it
+}
+
+// record ends recording version v, the newest: the move its line made.
+// The caller holds l.mu.
+func (l *lineage) record(v int64) {
+	m := l.move
+	l.move = noMove
+	l.moves = append(l.moves, m)
+	if m.from != noClass {
+		l.cur[m.from]--
+	}
+	if m.to != noClass {
+		l.cur[m.to]++
+	}
+	if v%countsEvery == 0 {
+		l.counts = append(l.counts, l.cur)
+	}
+}
+
+// countsAt returns the number of items of each class as of version v.
+// The caller holds l.mu.
+func (l *lineage) countsAt(v int64) classCounts {
+	k := v / countsEvery
+	c := l.counts[k]
+	for _, m := range l.moves[k*countsEvery : v] {
+		if m.from != noClass {
+			c[m.from]--
+		}
+		if m.to != noClass {
+			c[m.to]++
+		}
+	}
+	return c
 }
 
 var seed = maphash.MakeSeed()
@@ -142,7 +220,10 @@ func (s *slot) at(v int64) *item {
 // set records item it at version v, the newest version of the lineage:
 // a new version of the item at index i, or a new item when i is -1.
 func (l *lineage) set(i int32, it *item, v int64) {
+	l.move = move{noClass, class(it)}
 	if i >= 0 {
+		vals := l.items[i].vals
+		l.move.from = class(vals[len(vals)-1].it)
 		l.items[i].vals = append(l.items[i].vals, tagged{v, it})
 		return
 	}
@@ -174,6 +255,10 @@ func (l *lineage) fork(s *state) *lineage {
 		nl.ids[sl.vals[0].it.id] = int32(k)
 	}
 	nl.claimed = v
+	nl.moves = l.moves[:v:v]
+	nl.counts = l.counts[: v/countsEvery+1 : v/countsEvery+1]
+	nl.cur = l.countsAt(v)
+	nl.move = noMove
 	return nl
 }
 

@@ -55,7 +55,8 @@ func window(total, n int, get func(int) any) any {
 // PaneRender is Render when projection doc is at most max bytes. Otherwise
 // it is the start of the projection, up to the last item that fits in max
 // bytes (cut after an item line), followed by a line saying how many items
-// are left out. It writes only the items it shows; the others are counted.
+// are left out. It walks the items from the first until it has the ones it
+// shows; the lineage counts the others.
 func (format) PaneRender(st model.State, doc string, max int) string {
 	s, ok := st.(*state)
 	if !ok || s == nil {
@@ -68,20 +69,17 @@ func (format) PaneRender(st model.State, doc string, max int) string {
 	if !ok {
 		return ""
 	}
-	// One walk over the items counts each section's and keeps its first
-	// items, as many as could fit in max bytes (an item line is more than
-	// 6 bytes).
-	limit := max/6 + 1
+	// How many items each section has, from the lineage's counts by class.
+	byClass := l.countsAt(s.v)
 	counts := make([]int, len(secs))
-	first := make([][]*item, len(secs))
-	for i := range l.items[:s.nItems] {
-		v := l.items[i].at(s.v)
+	for c := range nClasses {
+		if byClass[c] == 0 {
+			continue
+		}
+		rep := classItem(c)
 		for k := range secs {
-			if secs[k].keep(v) {
-				counts[k]++
-				if len(first[k]) < limit {
-					first[k] = append(first[k], v)
-				}
+			if secs[k].keep(rep) {
+				counts[k] += int(byClass[c])
 			}
 		}
 	}
@@ -105,7 +103,16 @@ func (format) PaneRender(st model.State, doc string, max int) string {
 			continue
 		}
 		open := false
-		for _, v := range first[k] {
+		found := 0
+		for i := range l.items[:s.nItems] {
+			if found == counts[k] {
+				break
+			}
+			v := l.items[i].at(s.v)
+			if !sec.keep(v) {
+				continue
+			}
+			found++
 			line := sec.line(v)
 			extra := len(line) + 1
 			if !open {
@@ -122,9 +129,6 @@ func (format) PaneRender(st model.State, doc string, max int) string {
 			}
 			add(line)
 			shown++
-		}
-		if !full && len(first[k]) < counts[k] {
-			full = true // cannot happen: limit items are more than max bytes
 		}
 		if open && !full {
 			add("")

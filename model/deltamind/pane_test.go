@@ -181,6 +181,7 @@ func TestPaneGenerated(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkPane(t, Format, s, pos)
+		checkCounts(t, s, pos)
 	}
 	// The model.Window of a long list marshals as its items.
 	s, _ := r.StateAt(events)
@@ -253,5 +254,62 @@ func TestPaneBenchFiles(t *testing.T) {
 			}
 		}
 		j.Close()
+	}
+}
+
+// checkCounts compares the lineage's counts by class with the items.
+func checkCounts(t *testing.T, st model.State, pos int) {
+	t.Helper()
+	s := st.(*state)
+	l := s.lin
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var want classCounts
+	for i := range l.items[:s.nItems] {
+		want[class(l.items[i].at(s.v))]++
+	}
+	if got := l.countsAt(s.v); got != want {
+		t.Fatalf("position %d: counts by class %v, want %v", pos, got, want)
+	}
+	if s.v == l.claimed && l.cur != want {
+		t.Fatalf("position %d: current counts %v, want %v", pos, l.cur, want)
+	}
+}
+
+// TestPaneForks folds other lines from earlier states (forking their
+// lineage), long enough for the counts to be kept every countsEvery
+// versions, and checks the counts and the panes on both branches.
+func TestPaneForks(t *testing.T) {
+	var b bytes.Buffer
+	if err := demo.Generate(&b, "deltamind", 1500, 7); err != nil {
+		t.Fatal(err)
+	}
+	var evs, other []model.Event
+	for i, l := range bytes.Split(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\n")) {
+		evs = append(evs, model.Event{Pos: i + 1, Line: i + 1, Raw: l})
+	}
+	b.Reset()
+	if err := demo.Generate(&b, "deltamind", 1500, 8); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range bytes.Split(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\n")) {
+		other = append(other, model.Event{Pos: i + 1, Line: i + 1, Raw: l})
+	}
+	states := []model.State{Format.Init()}
+	for _, ev := range evs {
+		states = append(states, Format.Apply(states[len(states)-1], ev))
+	}
+	for _, at := range []int{0, 255, 256, 700, 1023, len(evs) - 1} {
+		s := states[at]
+		for k, ev := range other[min(at, len(other)-500):][:500] {
+			s = Format.Apply(s, ev)
+			checkCounts(t, s, at+k+1)
+			if k%97 == 0 {
+				checkPane(t, Format, s, at+k+1)
+			}
+		}
+	}
+	for pos, s := range states {
+		checkCounts(t, s, pos)
 	}
 }
