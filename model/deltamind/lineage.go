@@ -56,10 +56,14 @@ type lineage struct {
 	// leave out without walking them: moves[v-1] is what version v did,
 	// counts[k] the numbers as of version k*countsEvery, cur as of
 	// claimed, and move what the version being recorded does.
-	moves  []move
-	counts []classCounts
-	cur    classCounts
-	move   move
+	moves []move
+	// touched[v-1] is the index of the item version v changed, or -1
+	// (for Touched).
+	touched []int32
+	counts  []classCounts
+	cur     classCounts
+	move    move
+	item    int32 // the index of the item the version being recorded changed
 	// kept holds the states likely to be kept as keyframes (see keep).
 	kept []state
 }
@@ -83,7 +87,7 @@ type tagged struct {
 }
 
 func newLineage() *lineage {
-	return &lineage{ids: map[string]int32{}, counts: []classCounts{{}}, move: noMove}
+	return &lineage{ids: map[string]int32{}, counts: []classCounts{{}}, move: noMove, item: -1}
 }
 
 // An item's class is what the projections' sections select it by: its
@@ -127,6 +131,8 @@ func (l *lineage) record(v int64) {
 	m := l.move
 	l.move = noMove
 	l.moves = append(l.moves, m)
+	l.touched = append(l.touched, l.item)
+	l.item = -1
 	if m.from != noClass {
 		l.cur[m.from]--
 	}
@@ -220,7 +226,7 @@ func (s *slot) at(v int64) *item {
 // set records item it at version v, the newest version of the lineage:
 // a new version of the item at index i, or a new item when i is -1.
 func (l *lineage) set(i int32, it *item, v int64) {
-	l.move = move{noClass, class(it)}
+	l.move, l.item = move{noClass, class(it)}, i
 	if i >= 0 {
 		vals := l.items[i].vals
 		l.move.from = class(vals[len(vals)-1].it)
@@ -230,6 +236,7 @@ func (l *lineage) set(i int32, it *item, v int64) {
 	vals := append(l.mem.tags.reserve(2), tagged{v, it})
 	l.items = append(l.items, slot{v: v, vals: vals})
 	l.ids[it.id] = int32(len(l.items) - 1)
+	l.item = int32(len(l.items) - 1)
 }
 
 // fork returns a new lineage holding what l holds as of s's version, for
@@ -256,6 +263,8 @@ func (l *lineage) fork(s *state) *lineage {
 	}
 	nl.claimed = v
 	nl.moves = l.moves[:v:v]
+	nl.touched = l.touched[:v:v]
+	nl.item = -1
 	nl.counts = l.counts[: v/countsEvery+1 : v/countsEvery+1]
 	nl.cur = l.countsAt(v)
 	nl.move = noMove

@@ -214,9 +214,10 @@ func TestPaneBenchFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := Format.Init()
+		var prev model.State
 		t0 := time.Now()
 		_ = j.Each(1, 1<<40, func(ev model.Event) error {
-			s = Format.Apply(s, ev)
+			prev, s = s, Format.Apply(s, ev)
 			return nil
 		})
 		st := s.(*state)
@@ -243,6 +244,8 @@ func TestPaneBenchFiles(t *testing.T) {
 		if want := wantPaneView(s, 200); !reflect.DeepEqual(pv, want) {
 			t.Error("PaneView differs from View cut")
 		}
+		f, b = timed(func() { st.Touched(prev) })
+		t.Logf("  Touched(the state before): first %v, best %v", f, b)
 		for _, doc := range Format.Docs() {
 			var pr string
 			f, b = timed(func() { pr = paneFormat.PaneRender(s, doc, 48<<10) })
@@ -302,7 +305,9 @@ func TestPaneForks(t *testing.T) {
 	for _, at := range []int{0, 255, 256, 700, 1023, len(evs) - 1} {
 		s := states[at]
 		for k, ev := range other[min(at, len(other)-500):][:500] {
-			s = Format.Apply(s, ev)
+			next := Format.Apply(s, ev)
+			checkTouched(t, s, next, "fork")
+			s = next
 			checkCounts(t, s, at+k+1)
 			if k%97 == 0 {
 				checkPane(t, Format, s, at+k+1)

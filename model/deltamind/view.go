@@ -46,12 +46,18 @@ func (s *state) View() model.Object {
 // view returns the view with the given items, rejected and disagreements
 // lists (whole or windows).
 func (s *state) view(items, rej, dis any) model.Object {
-	var cp any
-	if c := s.checkpoint; c != nil {
-		cp = obj("seq", c.seq, "timestamp", c.timestamp, "totalItems", c.totalItems.value(), "totalDeltas", c.totalDeltas.value(),
-			"totalTurns", c.totalTurns.value(), "contextChars", c.contextChars.value(), "rawChars", c.rawChars.value())
+	return obj("seq", s.seq, "items", items, "rejected", rej, "deltas", s.seq, "checkpoint", s.checkpointObject(), "disagreements", dis)
+}
+
+// checkpointObject returns the last checkpoint line as the view shows it,
+// or nil.
+func (s *state) checkpointObject() any {
+	c := s.checkpoint
+	if c == nil {
+		return nil
 	}
-	return obj("seq", s.seq, "items", items, "rejected", rej, "deltas", s.seq, "checkpoint", cp, "disagreements", dis)
+	return obj("seq", c.seq, "timestamp", c.timestamp, "totalItems", c.totalItems.value(), "totalDeltas", c.totalDeltas.value(),
+		"totalTurns", c.totalTurns.value(), "contextChars", c.contextChars.value(), "rawChars", c.rawChars.value())
 }
 
 func (r *rejection) object() model.Object {

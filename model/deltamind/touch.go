@@ -1,0 +1,80 @@
+package deltamind
+
+import (
+	"slices"
+
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+var _ replay.Toucher = (*state)(nil)
+
+// Touched returns the paths of the state JSON (model.StateJSON without
+// "at") that differ between prev and s, the paths replay.Diff would report
+// between their views, for replay's blame records and the TUI's change
+// marks (replay.Toucher). When prev is an earlier version of s's lineage
+// (s was folded from prev, or refolded the same way), only the items the
+// lines between them changed are built, from the lineage's record of
+// which item each line touched; for any other prev both views are built
+// and diffed.
+func (s *state) Touched(prev model.State) []replay.Path {
+	p, ok := prev.(*state)
+	if !ok || p == nil || p.lin != s.lin || p.v > s.v {
+		return diffPaths(nil, stateView(prev), stateView(s))
+	}
+	l := s.lin
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []replay.Path
+	if p.seq != s.seq {
+		out = append(out, replay.Path{"seq"})
+	}
+	var idx []int32
+	for _, i := range l.touched[p.v:s.v] {
+		if i >= 0 && !slices.Contains(idx, i) {
+			idx = append(idx, i)
+		}
+	}
+	slices.Sort(idx)
+	for _, i := range idx {
+		if i >= p.nItems {
+			out = append(out, replay.Path{"items", int(i)})
+			continue
+		}
+		out = diffPaths(out, l.items[i].at(p.v).object(), l.items[i].at(s.v).object(), "items", int(i))
+	}
+	for k := p.nRejected; k < s.nRejected; k++ {
+		out = append(out, replay.Path{"rejected", int(k)})
+	}
+	if p.seq != s.seq {
+		out = append(out, replay.Path{"deltas"})
+	}
+	if p.checkpoint != s.checkpoint {
+		out = diffPaths(out, p.checkpointObject(), s.checkpointObject(), "checkpoint")
+	}
+	for k := p.nDisagreements; k < s.nDisagreements; k++ {
+		out = append(out, replay.Path{"disagreements", int(k)})
+	}
+	return out
+}
+
+// diffPaths appends the paths replay.Diff reports between a and b, each
+// under prefix.
+func diffPaths(out []replay.Path, a, b any, prefix ...any) []replay.Path {
+	for _, c := range replay.Diff(a, b) {
+		out = append(out, append(append(replay.Path{}, prefix...), c.Path...))
+	}
+	return out
+}
+
+// stateView is model.StateJSON without "at".
+func stateView(s model.State) model.Object {
+	o := model.StateJSON(Format, s, 0)
+	out := make(model.Object, 0, len(o))
+	for _, f := range o {
+		if f.Key != "at" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,110 @@
+package deltamind
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+// checkTouched compares Touched with the paths replay.Diff reports between
+// the two states' views, in order.
+func checkTouched(t *testing.T, prev, s model.State, what string) {
+	t.Helper()
+	var want, got []string
+	for _, c := range replay.Diff(stateView(prev), stateView(s)) {
+		want = append(want, c.Path.String())
+	}
+	for _, p := range s.(*state).Touched(prev) {
+		got = append(got, p.String())
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("%s: Touched = %v, Diff = %v", what, got, want)
+	}
+}
+
+func TestTouchedFixtures(t *testing.T) {
+	snap, err := os.ReadFile("testdata/dogfood/snapshot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSnap, err := WithSnapshot(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		f    model.Format
+	}{{"coverage.jsonl", Format}, {"dogfood/provenance.jsonl", Format}, {"dogfood/provenance.jsonl", withSnap}} {
+		states := []model.State{c.f.Init()}
+		for _, ev := range events(t, c.name) {
+			states = append(states, c.f.Apply(states[len(states)-1], ev))
+		}
+		for i := 1; i < len(states); i++ {
+			checkTouched(t, states[i-1], states[i], c.name+" line "+strconv.Itoa(i))
+			for _, back := range []int{2, 7, i} {
+				if i-back >= 0 {
+					checkTouched(t, states[i-back], states[i], c.name+" lines back")
+				}
+			}
+		}
+		// Another lineage, and prev after s: both views diffed.
+		other := fold(c.f, events(t, "coverage.jsonl"), 5)
+		checkTouched(t, other, states[len(states)-1], c.name+" other lineage")
+		checkTouched(t, states[len(states)-1], states[1], c.name+" backwards")
+	}
+}
+
+// TestTouchedGenerated: through a replay, as the TUI asks (the state at
+// pos and at pos-1, refolded from keyframes), and as blame's pass folds.
+func TestTouchedGenerated(t *testing.T) {
+	var b bytes.Buffer
+	if err := demo.Generate(&b, "deltamind", 1500, 11); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "provenance.jsonl")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	r := replay.New(j, Format)
+	events := r.Events()
+	shared := 0
+	for pos := events; pos > 0; pos -= 37 {
+		s, err := r.StateAt(pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev, err := r.StateAt(pos - 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTouched(t, prev, s, "position "+strconv.Itoa(pos))
+		if prev.(*state).lin == s.(*state).lin {
+			shared++
+		}
+	}
+	if shared == 0 {
+		t.Error("the replay's states never share a lineage")
+	}
+	s := Format.Init()
+	_ = j.Each(1, 1<<30, func(ev model.Event) error {
+		next := Format.Apply(s, ev)
+		if ev.Pos%5 == 0 {
+			checkTouched(t, s, next, "pass at "+strconv.Itoa(ev.Pos))
+		}
+		s = next
+		return nil
+	})
+}
