@@ -14,6 +14,7 @@ import (
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/hostile"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/model/deltamind"
 	"github.com/rewind-tui/rewind/replay"
@@ -68,16 +69,16 @@ var hostileLines = []string{
 
 // variants are the members mutate adds: other types, kinds and ids that
 // collide with other lines'.
-var variants = []variant{
-	{"type", true, quoted("accepted", "rejected", "checkpoint", "", "Accepted", "other")},
-	{"seq", true, []string{`1.5`, `"1"`, `null`, `-3`, `1e2`}},
-	{"delta", true, []string{`[]`, `"x"`, `null`, `5`, `{}`}},
-	{"kind", false, quoted("decision_made", "decision_revised", "constraint_added", "constraint_revised", "task_opened",
+var variants = []hostile.Variant{
+	{Name: "type", Root: true, Values: hostile.Quoted("accepted", "rejected", "checkpoint", "", "Accepted", "other")},
+	{Name: "seq", Root: true, Values: []string{`1.5`, `"1"`, `null`, `-3`, `1e2`}},
+	{Name: "delta", Root: true, Values: []string{`[]`, `"x"`, `null`, `5`, `{}`}},
+	{Name: "kind", Root: false, Values: hostile.Quoted("decision_made", "decision_revised", "constraint_added", "constraint_revised", "task_opened",
 		"task_closed", "fact_learned", "hypothesis_introduced", "branch_created", "item_superseded", "goal_set", "bogus")},
-	{"id", false, quoted("d-1", "task-2", "c-3", "g-4", "")},
-	{"targetId", false, quoted("d-1", "task-2", "c-3", "g-4", "h-5", "")},
-	{"sourceTurns", false, []string{`[]`, `null`, `[{"turnId":"t-1"}]`, `[{"turnId":"t-2","offset":{"start":0}}]`}},
-	{"totalItems", true, []string{`1`, `null`, `"2"`}},
+	{Name: "id", Root: false, Values: hostile.Quoted("d-1", "task-2", "c-3", "g-4", "")},
+	{Name: "targetId", Root: false, Values: hostile.Quoted("d-1", "task-2", "c-3", "g-4", "h-5", "")},
+	{Name: "sourceTurns", Root: false, Values: []string{`[]`, `null`, `[{"turnId":"t-1"}]`, `[{"turnId":"t-2","offset":{"start":0}}]`}},
+	{Name: "totalItems", Root: true, Values: []string{`1`, `null`, `"2"`}},
 }
 
 type fixture struct {
@@ -103,7 +104,7 @@ func hostileJournal(t *testing.T, n int, seed int64) []byte {
 	extra := append([]string{}, hostileLines...)
 	for i, line := range bytes.Split(bytes.TrimSuffix(generated(t, n, seed), []byte("\n")), []byte("\n")) {
 		if r.Intn(3) == 0 {
-			line = mutate(r, line, variants)
+			line = hostile.Mutate(r, line, variants)
 		}
 		out = append(append(out, line...), '\n')
 		if i%7 == 3 && len(extra) > 0 {

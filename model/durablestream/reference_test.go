@@ -16,6 +16,7 @@ import (
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/hostile"
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/model/durablestream"
@@ -74,27 +75,27 @@ var hostileLines = []string{
 
 // variants are the members mutate adds: other types, payloads that are not
 // objects, and ids that collide with other events'.
-var variants = []variant{
-	{"type", true, quoted("ledger.", "ledger.x", "ledger.epic.created", "ledger.task.completed", "ledger.task.failed",
+var variants = []hostile.Variant{
+	{Name: "type", Root: true, Values: hostile.Quoted("ledger.", "ledger.x", "ledger.epic.created", "ledger.task.completed", "ledger.task.failed",
 		"ledger.governance.directive_added", "ledger.governance.assumption_added", "ledger.governance.other",
 		"ledger.learning.extracted", "ledger.handoff.created", "ledger.handoff.resumed", "lifecycle.session.",
 		"lifecycle.session.created", "lifecycle.session.error", "lifecycle.session.idle", "agent.aborted",
 		"agent.completed", "agent.failed", "agent.spawned", "checkpoint.requested", "checkpoint.approved",
 		"checkpoint.rejected", "foo.bar", "", "learning.extracted", "execution.text_delta", "Checkpoint.requested")},
-	{"payload", true, []string{`[]`, `"x"`, `null`, `5`, `{}`}},
-	{"timestamp", true, []string{`1.5`, `"1"`, `null`, `-3`}},
-	{"stream_id", true, []string{`null`, `7`, `"ses_x"`}},
-	{"id", false, quoted("cp_1", "intent_1", "task_1", "epic_1", "")},
-	{"checkpoint_id", false, quoted("cp_1", "")},
-	{"intent_id", false, quoted("intent_1", "")},
-	{"taskId", false, quoted("task_1")},
-	{"epicId", false, quoted("epic_1")},
+	{Name: "payload", Root: true, Values: []string{`[]`, `"x"`, `null`, `5`, `{}`}},
+	{Name: "timestamp", Root: true, Values: []string{`1.5`, `"1"`, `null`, `-3`}},
+	{Name: "stream_id", Root: true, Values: []string{`null`, `7`, `"ses_x"`}},
+	{Name: "id", Root: false, Values: hostile.Quoted("cp_1", "intent_1", "task_1", "epic_1", "")},
+	{Name: "checkpoint_id", Root: false, Values: hostile.Quoted("cp_1", "")},
+	{Name: "intent_id", Root: false, Values: hostile.Quoted("intent_1", "")},
+	{Name: "taskId", Root: false, Values: hostile.Quoted("task_1")},
+	{Name: "epicId", Root: false, Values: hostile.Quoted("epic_1")},
 }
 
 // longLines are events whose kept text is longer than model.InlineText,
 // so the state keeps it as an offset into the journal.
 func longLines(r *rand.Rand) []string {
-	l := func() string { return longString(r) }
+	l := func() string { return hostile.LongString(r) }
 	return []string{
 		`{"type":"checkpoint.requested","stream_id":"s","timestamp":10,"payload":{"id":"long","decision_point":` + l() + `,"options":[{"id":"a","label":"A"}]}}`,
 		`{"type":"agent.spawned","stream_id":"s","timestamp":11,"payload":{"id":"il","description":` + l() + `,"prompt":` + l() + `}}`,
@@ -133,7 +134,7 @@ func hostileJournal(t *testing.T, n int, seed int64) []byte {
 	extra := append(append([]string{}, hostileLines...), longLines(r)...)
 	for i, line := range bytes.Split(bytes.TrimSuffix(generated(t, n, seed), []byte("\n")), []byte("\n")) {
 		if r.Intn(3) == 0 {
-			line = mutate(r, line, variants)
+			line = hostile.Mutate(r, line, variants)
 		}
 		out = append(append(out, line...), '\n')
 		if i%7 == 3 && len(extra) > 0 {

@@ -1,4 +1,4 @@
-package deltamind_test
+package hostile
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/rewind-tui/rewind/internal/hostile"
 )
 
 // A jnode is a parsed JSON value that keeps what a hostile writer could
@@ -131,9 +129,9 @@ func quoteJSON(s string) string {
 	return string(b)
 }
 
-// longString returns a JSON string literal longer than model.InlineText
+// LongString returns a JSON string literal longer than model.InlineText
 // full of escapes.
-func longString(r *rand.Rand) string {
+func LongString(r *rand.Rand) string {
 	parts := []string{`a`, `\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, `\ud800`, `\u0000`, `\t`, `é`, `\/`, ` `, `\u001b[2J`, `}`, `{`, `]`}
 	var b strings.Builder
 	b.WriteByte('"')
@@ -152,9 +150,9 @@ func randomValue(r *rand.Rand) *jnode {
 		`[{"id":1}]`, `{"deep":[1,{"x":null}]}`, `"ty\u0070e"`, `"\u00e9\ud800"`}
 	switch r.Intn(6) {
 	case 0:
-		return &jnode{lit: longString(r)}
+		return &jnode{lit: LongString(r)}
 	case 1:
-		p := hostile.Payloads[r.Intn(len(hostile.Payloads))]
+		p := Payloads[r.Intn(len(Payloads))]
 		return &jnode{lit: quoteJSON(p.Value)}
 	}
 	n, _ := parseNode([]byte(pool[r.Intn(len(pool))]))
@@ -177,16 +175,21 @@ func escapeName(r *rand.Rand, lit string) string {
 // A variant is a member that mutate adds to an object of a line (the
 // root when root is set), with one of the values (raw JSON), so that
 // lines take other types and collide with each other's ids.
-type variant struct {
-	name   string
-	root   bool
-	values []string
+// Variant is a member Mutate may add: Name with one of Values (JSON
+// literals), at the root object when Root, else in any object.
+type Variant struct {
+	Name   string
+	Root   bool
+	Values []string
 }
 
-// mutate changes line in one to three hostile ways and returns the new
-// line, which is still one valid JSON object (possibly with duplicate
-// names).
-func mutate(r *rand.Rand, line []byte, variants []variant) []byte {
+// Mutate changes line in one to three hostile ways (escaped and duplicate
+// names, values of other types, long strings with escapes, removed
+// members, variant members, odd numbers, spacing) and returns the new line,
+// which is still one valid JSON object (possibly with duplicate names).
+// Folds compared with a reference fold use it to find lines they read
+// differently.
+func Mutate(r *rand.Rand, line []byte, variants []Variant) []byte {
 	root, ok := parseNode(line)
 	if !ok || root.kind != '{' {
 		return line
@@ -218,7 +221,7 @@ func mutate(r *rand.Rand, line []byte, variants []variant) []byte {
 		case 4: // a long string with escapes in a string member
 			for i, e := range o.elems {
 				if e.kind == 0 && strings.HasPrefix(e.lit, `"`) && r.Intn(2) == 0 {
-					o.elems[i] = &jnode{lit: longString(r)}
+					o.elems[i] = &jnode{lit: LongString(r)}
 				}
 			}
 		case 5: // a member removed
@@ -229,11 +232,11 @@ func mutate(r *rand.Rand, line []byte, variants []variant) []byte {
 			}
 		case 6, 7: // a variant member
 			v := variants[r.Intn(len(variants))]
-			if v.root {
+			if v.Root {
 				o = root
 			}
-			n, _ := parseNode([]byte(v.values[r.Intn(len(v.values))]))
-			o.names = append(o.names, strconv.Quote(v.name))
+			n, _ := parseNode([]byte(v.Values[r.Intn(len(v.Values))]))
+			o.names = append(o.names, strconv.Quote(v.Name))
 			o.elems = append(o.elems, n)
 		case 8: // odd numbers
 			for i, e := range o.elems {
@@ -248,8 +251,8 @@ func mutate(r *rand.Rand, line []byte, variants []variant) []byte {
 	return root.append(nil, spaced)
 }
 
-// quoted returns the JSON string literals of ss.
-func quoted(ss ...string) []string {
+// Quoted returns the JSON string literals of ss.
+func Quoted(ss ...string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
 		out[i] = quoteJSON(s)
