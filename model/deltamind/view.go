@@ -56,8 +56,8 @@ func (s *state) checkpointObject() any {
 	if c == nil {
 		return nil
 	}
-	return obj("seq", c.seq, "timestamp", c.timestamp, "totalItems", c.totalItems.value(), "totalDeltas", c.totalDeltas.value(),
-		"totalTurns", c.totalTurns.value(), "contextChars", c.contextChars.value(), "rawChars", c.rawChars.value())
+	return obj("seq", c.seq, "timestamp", c.timestamp, "totalItems", c.totalItems.Value(), "totalDeltas", c.totalDeltas.Value(),
+		"totalTurns", c.totalTurns.Value(), "contextChars", c.contextChars.Value(), "rawChars", c.rawChars.Value())
 }
 
 func (r *rejection) object() model.Object {

@@ -236,8 +236,8 @@ func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) 
 	case requested:
 		c := &p.cp
 		at := e.ts
-		if c.requestedAt.set {
-			at = c.requestedAt.v
+		if c.requestedAt.Set {
+			at = c.requestedAt.V
 		}
 		if _, ok := l.pending.get(c.id, old); !ok {
 			ns.lens.nPending++

@@ -137,8 +137,8 @@ func (s *state) render(p *page) {
 		}
 		w("- Requested by: ", c.requestedBy)
 		w("- Requested at: ", ms(c.requestedAt))
-		if c.expiresAt.set {
-			w("- Expires at: ", ms(c.expiresAt.v), " (not enforced on replay)")
+		if c.expiresAt.Set {
+			w("- Expires at: ", ms(c.expiresAt.V), " (not enforced on replay)")
 		}
 		w("- Waiting since: event ", strconv.Itoa(c.at))
 		w()
@@ -160,8 +160,8 @@ func (s *state) render(p *page) {
 		if in.agent != "" {
 			w("  - Agent: ", in.agent)
 		}
-		if in.createdAt.set {
-			w("  - Since: ", ms(in.createdAt.v), ", event ", strconv.Itoa(in.at))
+		if in.createdAt.Set {
+			w("  - Since: ", ms(in.createdAt.V), ", event ", strconv.Itoa(in.at))
 		}
 		p.end()
 		return !p.full

@@ -18,7 +18,7 @@ func (c *checkpoint) object() model.Object {
 		opts[i] = oo
 	}
 	return obj("id", c.id, "decision_point", c.decisionPoint.String(), "options", opts,
-		"requested_by", c.requestedBy, "requested_at", c.requestedAt, "expires_at", c.expiresAt.value(),
+		"requested_by", c.requestedBy, "requested_at", c.requestedAt, "expires_at", c.expiresAt.Value(),
 		"stream_id", c.streamID, "at", c.at)
 }
 
@@ -106,8 +106,8 @@ func (s *state) view(pend, act, dec, fin, epics, tasks, directives, assumptions,
 
 func (in *intent) object() model.Object {
 	return obj("id", in.id, "description", in.description.String(), "agent", in.agent,
-		"prompt", in.prompt.String(), "parent_session_id", in.parentSessionID, "timeout_ms", in.timeoutMs.value(),
-		"status", "running", "created_at", in.createdAt.value(), "stream_id", in.streamID, "at", in.at)
+		"prompt", in.prompt.String(), "parent_session_id", in.parentSessionID, "timeout_ms", in.timeoutMs.Value(),
+		"status", "running", "created_at", in.createdAt.Value(), "stream_id", in.streamID, "at", in.at)
 }
 
 func (d *decision) object() model.Object {
@@ -118,7 +118,7 @@ func (d *decision) object() model.Object {
 
 func (f *finished) object() model.Object {
 	return obj("id", f.id, "agent", f.agent, "description", f.description.String(),
-		"status", f.status, "result", f.result.String(), "error", f.err.String(), "duration", f.duration.value(),
+		"status", f.status, "result", f.result.String(), "error", f.err.String(), "duration", f.duration.Value(),
 		"at", f.at, "finished_at", f.finishedAt)
 }
 
