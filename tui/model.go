@@ -1026,7 +1026,10 @@ func (m Model) statusLine() string {
 	} else {
 		parts = append(parts, m.st.Paused.Render("paused"))
 	}
-	if n := len(m.pending); n > 0 {
+	if m.indexing != nil && len(m.pending) == 0 {
+		// The pending list needs the fold to the end: not known yet.
+		parts = append(parts, m.st.Dim.Render("pending: after indexing"))
+	} else if n := len(m.pending); n > 0 {
 		parts = append(parts, m.st.PendingBadge.Render(fmt.Sprintf("%d pending (p)", n)))
 	} else {
 		parts = append(parts, m.st.Dim.Render("0 pending"))

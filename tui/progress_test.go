@@ -54,6 +54,9 @@ func TestIndexingInBackground(t *testing.T) {
 	if !strings.Contains(s, journal.HumanBytes(mid)+" of "+journal.HumanBytes(size)) || !strings.Contains(s, "events/s") {
 		t.Fatalf("progress line lacks bytes or rates:\n%s", s)
 	}
+	if strings.Contains(s, "0 pending") || !strings.Contains(s, "pending: after indexing") {
+		t.Fatalf("while indexing, the status line claims a pending count it cannot know:\n%s", s)
+	}
 
 	added, _ = j.UpdateTo(size)
 	_, all := j.Index.Counts()
