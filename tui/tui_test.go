@@ -54,6 +54,7 @@ type watcher struct {
 	tm   *teatest.TestModel
 	mu   sync.Mutex
 	last tea.Model
+	view string // last's view, rendered on the program's goroutine
 }
 
 func start(t *testing.T, m Model, w, h int) *watcher {
@@ -64,8 +65,12 @@ func start(t *testing.T, m Model, w, h int) *watcher {
 		teatest.WithProgramOptions(
 			tea.WithColorProfile(colorprofile.ANSI256),
 			tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
+				// The filter runs on the program's goroutine: render here,
+				// not on the test's, where View would read maps that Update
+				// writes.
+				view := ansi.Strip(m.View().Content)
 				wt.mu.Lock()
-				wt.last = m
+				wt.last, wt.view = m, view
 				wt.mu.Unlock()
 				return msg
 			}),
@@ -76,9 +81,11 @@ func start(t *testing.T, m Model, w, h int) *watcher {
 // screen returns the latest view without colours.
 func (w *watcher) screen() string {
 	w.mu.Lock()
-	m := w.last
-	w.mu.Unlock()
-	return ansi.Strip(m.View().Content)
+	defer w.mu.Unlock()
+	if w.view == "" && w.last != nil {
+		return ansi.Strip(w.last.View().Content) // before the program ran
+	}
+	return w.view
 }
 
 // waitFor waits until every want string is on the screen.
