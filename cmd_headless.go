@@ -73,7 +73,7 @@ EXPR over the state is true (exit status 1 if it never is).`,
 			if q == nil {
 				s.R.OneShot()
 			}
-			obj, err := s.R.JSON(pos)
+			obj, err := s.R.StreamJSON(pos)
 			if err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
 			}

@@ -73,3 +73,69 @@ func needsEscape(r rune) bool {
 	}
 	return false
 }
+
+// AppendJSONString appends s as a JSON string the way rewind prints every
+// string: exactly SafeJSON(json.Marshal(s)) with encoding/json's escaping
+// (", \, control characters, <, > and & as escapes, invalid UTF-8 as
+// \ufffd) and SafeJSON's (the characters Sanitize makes visible, and DEL,
+// as \u escapes), in one pass and without allocating beyond dst.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plainJSON[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case needsEscape(r):
+			dst = append(dst, s[start:i]...)
+			dst = appendU(dst, r)
+		default:
+			i += n
+			continue
+		}
+		i += n
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// plainJSON marks the ASCII bytes AppendJSONString copies as they are.
+var plainJSON = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()

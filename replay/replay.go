@@ -165,3 +165,18 @@ func (r *Replay) JSON(pos int) (model.Object, error) {
 	}
 	return model.StateJSON(r.F, s, pos), nil
 }
+
+// StreamJSON is JSON with the format's StreamView (model.StreamStateJSON):
+// the lists that grow with the journal are model.Lazy, made as they are
+// written. For printing the whole state; the result reads the journal
+// when written, so write it before the replay's journal is closed.
+func (r *Replay) StreamJSON(pos int) (model.Object, error) {
+	s, err := r.StateAt(pos)
+	if err != nil {
+		return nil, err
+	}
+	if n := r.Events(); pos > n {
+		pos = n
+	}
+	return model.StreamStateJSON(r.F, s, pos), nil
+}

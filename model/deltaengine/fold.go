@@ -372,7 +372,7 @@ func (s *state) View() model.Object {
 
 // view is the state's view with the given messages, actions and seq
 // problems (all of them for View, the last ones for PaneView).
-func (s *state) view(msgs any, actions model.Object, problems any) model.Object {
+func (s *state) view(msgs, actions, problems any) model.Object {
 	return model.Object{
 		{Key: "run_id", Value: s.x.runID},
 		{Key: "task", Value: s.x.task.String()},

@@ -67,6 +67,10 @@ func checkPane(t *testing.T, s model.State, pos int) {
 	if got, want := marshal(t, paneFormat.PaneView(s, 1<<30)), marshal(t, full); got != want {
 		t.Fatalf("position %d: PaneView(large n) differs from View\n got %s\nwant %s", pos, clip(got), clip(want))
 	}
+	// rewind state prints StreamView: it must write what View holds.
+	if got, want := marshal(t, Format.(model.StreamViews).StreamView(s)), marshal(t, full); got != want {
+		t.Fatalf("position %d: StreamView differs from View\n got %s\nwant %s", pos, clip(got), clip(want))
+	}
 	for _, n := range []int{0, 1, 5} {
 		got, want := paneFormat.PaneView(s, n), wantPaneView(t, s, n)
 		if !reflect.DeepEqual(got, want) {

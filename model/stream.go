@@ -1,0 +1,79 @@
+package model
+
+import "bytes"
+
+// Lazy is a JSON array, or with Object set a JSON object, whose items are
+// made one at a time while it is written: `rewind state` prints a Delta
+// Engine conversation of a million messages holding one message in memory,
+// not all of them. Each may be called more than once (MarshalJSON and a
+// writer each call it once); it decodes from the journal every time.
+type Lazy struct {
+	// Len is how many items Each yields.
+	Len int
+	// Object says that Each yields Field values, the members of an object.
+	Object bool
+	// Each calls yield with the items in order, and stops early when
+	// yield returns false.
+	Each func(yield func(any) bool)
+}
+
+// MarshalJSON writes the items as marshalValue would write them held in a
+// []any (or, with Object, in an Object). Prefer a streaming writer: this
+// builds the whole text.
+func (l Lazy) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	open, close := byte('['), byte(']')
+	if l.Object {
+		open, close = '{', '}'
+	}
+	b.WriteByte(open)
+	var err error
+	i := 0
+	l.Each(func(v any) bool {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		i++
+		if l.Object {
+			f := v.(Field)
+			var k []byte
+			if k, err = marshalValue(f.Key); err != nil {
+				return false
+			}
+			b.Write(k)
+			b.WriteByte(':')
+			v = f.Value
+		}
+		var ev []byte
+		if ev, err = marshalValue(v); err != nil {
+			return false
+		}
+		b.Write(ev)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.WriteByte(close)
+	return b.Bytes(), nil
+}
+
+// StreamViews may be implemented by a Format whose View holds everything
+// the journal holds (every message of a conversation, every knowledge
+// item). StreamView is View with those lists as Lazy values: written out
+// (model.Indent, or rewind's streaming writer) it gives the same bytes as
+// View, and it costs the memory of one item instead of all of them. It is
+// for printing: the TUI, diffs and queries use View or PaneView.
+type StreamViews interface {
+	StreamView(s State) Object
+}
+
+// StreamStateJSON is StateJSON with f's StreamView when f implements
+// StreamViews, and StateJSON otherwise.
+func StreamStateJSON(f Format, s State, at int) Object {
+	sv, ok := f.(StreamViews)
+	if !ok {
+		return StateJSON(f, s, at)
+	}
+	return append(stateHead(f, s, at), sv.StreamView(s)...)
+}

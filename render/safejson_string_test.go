@@ -1,0 +1,29 @@
+package render
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// AppendJSONString is what `rewind state` prints strings with; it must be
+// byte for byte what json.Marshal followed by SafeJSON printed before it.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{
+		"", "plain text", "line\nbreak\ttab\r\b\f", "quote \" back \\ slash",
+		"<script>&amp;</script>", "\x1b[31mred\x1b[0m", "\x00\x01\x1f\x7f",
+		"\u2028\u2029", "\u202e bidi \u200b zw \ufeff", "\xc2\x9b C1", "bad \xff\xfe utf8",
+		"é ü 日本 🎉", "\U000e0041 tag", "\xed\xa0\x80 surrogate",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = SafeJSON(want)
+		if got := AppendJSONString([]byte("x"), s); string(got[1:]) != string(want) {
+			t.Fatalf("AppendJSONString(%q) = %s, want %s", s, got[1:], want)
+		}
+	})
+}
