@@ -432,7 +432,7 @@ func appendTurns(m *store, turns []sourceRef, add []sourceRef) []sourceRef {
 	if n == len(turns) {
 		return turns
 	}
-	out := append(m.refs.reserve(n), turns...)
+	out := append(m.refs.Reserve(n), turns...)
 	clear(seen)
 	for _, t := range turns {
 		seen[t.turnID] = true
@@ -509,7 +509,7 @@ func (f format) reconcile(ns *state, d *delta, write bool) string {
 			return ""
 		}
 		m := &ns.lin.mem
-		it := m.items.new()
+		it := m.items.New()
 		*it = *old
 		switch d.kind {
 		case "decision_revised":
@@ -551,7 +551,7 @@ func (f format) upsert(ns *state, d *delta, kind uint8, summary string, status u
 		return
 	}
 	m := &ns.lin.mem
-	it := m.items.new()
+	it := m.items.New()
 	if ok {
 		*it = *old
 		it.turns = appendTurns(m, old.turns, d.turns)

@@ -6,10 +6,9 @@ import (
 	"io"
 	"reflect"
 	"sort"
-	"strings"
 	"sync"
-	"unsafe"
 
+	"github.com/rewind-tui/rewind/internal/chunk"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -233,7 +232,7 @@ func (l *lineage) set(i int32, it *item, v int64) {
 		l.items[i].vals = append(l.items[i].vals, tagged{v, it})
 		return
 	}
-	vals := append(l.mem.tags.reserve(2), tagged{v, it})
+	vals := append(l.mem.tags.Reserve(2), tagged{v, it})
 	l.items = append(l.items, slot{v: v, vals: vals})
 	l.ids[it.id] = int32(len(l.items) - 1)
 	l.item = int32(len(l.items) - 1)
@@ -318,24 +317,24 @@ func (l *lineage) semanticHash(kind uint8, summary string) uint32 {
 // which would keep the heap's spans half empty: the strings in an arena,
 // the items and small slices in slabs. It is guarded by the lineage's mu.
 type store struct {
-	bytes arena
-	items slab[item]
-	refs  slab[sourceRef]
-	strs  slab[string]
-	tags  slab[tagged]
+	bytes chunk.Arena
+	items chunk.Slab[item]
+	refs  chunk.Slab[sourceRef]
+	strs  chunk.Slab[string]
+	tags  chunk.Slab[tagged]
 }
 
 // str returns a copy of s kept in the store.
-func (m *store) str(s string) string { return m.bytes.str(s) }
+func (m *store) str(s string) string { return m.bytes.Str(s) }
 
 // list returns a copy of ss kept in the store.
 func (m *store) list(ss []string) []string {
 	if ss == nil {
 		return nil
 	}
-	out := m.strs.reserve(len(ss))
+	out := m.strs.Reserve(len(ss))
 	for _, s := range ss {
-		out = append(out, m.bytes.str(s))
+		out = append(out, m.bytes.Str(s))
 	}
 	return out
 }
@@ -345,52 +344,9 @@ func (m *store) turns(refs []sourceRef) []sourceRef {
 	if refs == nil {
 		return nil
 	}
-	out := m.refs.reserve(len(refs))
+	out := m.refs.Reserve(len(refs))
 	for _, r := range refs {
 		out = append(out, sourceRef{turnID: m.str(r.turnID), offset: r.offset})
 	}
-	return out
-}
-
-// arena keeps strings in chunks of 64 KiB; strings of over 1 KiB get their
-// own allocation.
-type arena struct {
-	buf []byte
-}
-
-func (a *arena) str(s string) string {
-	switch {
-	case s == "":
-		return ""
-	case len(s) > 1<<10:
-		return strings.Clone(s)
-	}
-	if cap(a.buf)-len(a.buf) < len(s) {
-		a.buf = make([]byte, 0, 64<<10)
-	}
-	start := len(a.buf)
-	a.buf = append(a.buf, s...)
-	return unsafe.String(&a.buf[start], len(s))
-}
-
-// slab hands out values and short slices from chunks of about 16 KiB.
-type slab[T any] struct {
-	buf []T
-}
-
-// new returns a pointer to a new zero value.
-func (s *slab[T]) new() *T {
-	return &s.reserve(1)[:1][0]
-}
-
-// reserve returns an empty slice with room for n values, which only it
-// may use.
-func (s *slab[T]) reserve(n int) []T {
-	if cap(s.buf)-len(s.buf) < n {
-		var zero T
-		s.buf = make([]T, 0, max(16<<10/max(int(unsafe.Sizeof(zero)), 1), n))
-	}
-	out := s.buf[len(s.buf) : len(s.buf) : len(s.buf)+n]
-	s.buf = s.buf[:len(s.buf)+n]
 	return out
 }

@@ -244,7 +244,7 @@ func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) 
 		}
 		ns.pendingMark++
 		if write {
-			cp := l.mem.checkpoints.new()
+			cp := l.mem.checkpoints.New()
 			*cp = checkpoint{
 				id: l.mem.str(c.id), decisionPoint: l.mem.text(c.decisionPoint), requestedBy: c.requestedBy,
 				streamID: e.streamID, options: l.mem.opts(c.options), requestedAt: at, expiresAt: c.expiresAt, at: pos,
@@ -289,7 +289,7 @@ func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) 
 		}
 		ns.activeMark++
 		if write {
-			it := l.mem.intents.new()
+			it := l.mem.intents.New()
 			*it = intent{
 				id: l.mem.str(in.id), description: l.mem.text(in.description), agent: in.agent,
 				prompt: l.mem.text(in.prompt), parentSessionID: in.parentSessionID, streamID: e.streamID,
@@ -347,7 +347,7 @@ func (ns *state) fold(l *lineage, p *payload, e *envelope, pos int, write bool) 
 		if !write {
 			return
 		}
-		se := l.mem.sessions.new()
+		se := l.mem.sessions.New()
 		if prev, ok := l.sessions.get(id, old); ok {
 			*se = *prev
 			se.status = status
@@ -382,7 +382,7 @@ func (ns *state) ledger(l *lineage, e *envelope, p *ledgerPayload, pos int, writ
 		if !write {
 			return
 		}
-		it := l.mem.items.new()
+		it := l.mem.items.New()
 		if prev, ok := m.get(id, old); ok {
 			*it = *prev
 		} else {

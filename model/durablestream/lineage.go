@@ -6,11 +6,11 @@ import (
 	"io"
 	"reflect"
 	"sort"
-	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/rewind-tui/rewind/internal/chunk"
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
 )
@@ -178,7 +178,7 @@ func (l *lineage) verdict(id string, n int64, last int32) (*decision, bool) {
 type omap[V any] struct {
 	slots []slot[V] // in insertion order, so in version order
 	ids   map[string]int32
-	tags  slab[tagged[V]] // the values of the slots
+	tags  chunk.Slab[tagged[V]] // the values of the slots
 }
 
 // slot is one insertion of a key: the values it had from its insertion
@@ -241,7 +241,7 @@ func (m *omap[V]) set(id string, v V, n int64) {
 		}
 		prev = i
 	}
-	vals := append(m.tags.reserve(3), tagged[V]{n: n, v: v})
+	vals := append(m.tags.Reserve(3), tagged[V]{n: n, v: v})
 	m.slots = append(m.slots, slot[V]{id: id, n: n, prev: prev, vals: vals})
 	m.ids[id] = int32(len(m.slots) - 1)
 }
@@ -353,7 +353,7 @@ func (m *omap[V]) upTo(n int64) omap[V] {
 type interner struct {
 	mu    sync.Mutex
 	m     map[string]string
-	bytes arena
+	bytes chunk.Arena
 }
 
 const maxInterned = 1 << 17
@@ -373,7 +373,7 @@ func (in *interner) str(v []byte) (string, bool) {
 	if len(in.m) >= maxInterned {
 		return string(plain), true
 	}
-	s := in.bytes.str(unsafe.String(unsafe.SliceData(plain), len(plain)))
+	s := in.bytes.Str(unsafe.String(unsafe.SliceData(plain), len(plain)))
 	in.m[s] = s
 	return s, true
 }
@@ -383,28 +383,28 @@ func (in *interner) str(v []byte) (string, bool) {
 // fold, which would keep the heap's spans half empty: the strings in an
 // arena, the structs in slabs. It is guarded by the lineage's mu.
 type store struct {
-	bytes       arena
-	checkpoints slab[checkpoint]
-	intents     slab[intent]
-	items       slab[ledgerItem]
-	sessions    slab[session]
-	options     slab[option]
-	strs        slab[string]
-	texts       slab[model.Text]
+	bytes       chunk.Arena
+	checkpoints chunk.Slab[checkpoint]
+	intents     chunk.Slab[intent]
+	items       chunk.Slab[ledgerItem]
+	sessions    chunk.Slab[session]
+	options     chunk.Slab[option]
+	strs        chunk.Slab[string]
+	texts       chunk.Slab[model.Text]
 }
 
 // str returns a copy of s kept in the store (s itself when it is
 // interned already: the caller knows).
-func (m *store) str(s string) string { return m.bytes.str(s) }
+func (m *store) str(s string) string { return m.bytes.Str(s) }
 
 // text returns a copy of t kept in the store.
 func (m *store) text(t text) text {
 	if t.long != nil {
-		p := m.texts.new()
+		p := m.texts.New()
 		*p = *t.long
 		return text{long: p}
 	}
-	return text{s: m.bytes.str(t.s)}
+	return text{s: m.bytes.Str(t.s)}
 }
 
 // opts returns a copy of the options (whose strings are interned).
@@ -412,7 +412,7 @@ func (m *store) opts(o []option) []option {
 	if o == nil {
 		return nil
 	}
-	return append(m.options.reserve(len(o)), o...)
+	return append(m.options.Reserve(len(o)), o...)
 }
 
 // list returns a copy of ss kept in the store.
@@ -420,53 +420,10 @@ func (m *store) list(ss []string) []string {
 	if ss == nil {
 		return nil
 	}
-	out := m.strs.reserve(len(ss))
+	out := m.strs.Reserve(len(ss))
 	for _, s := range ss {
-		out = append(out, m.bytes.str(s))
+		out = append(out, m.bytes.Str(s))
 	}
-	return out
-}
-
-// arena keeps strings in chunks of 64 KiB; strings of over 1 KiB get their
-// own allocation.
-type arena struct {
-	buf []byte
-}
-
-func (a *arena) str(s string) string {
-	switch {
-	case s == "":
-		return ""
-	case len(s) > 1<<10:
-		return strings.Clone(s)
-	}
-	if cap(a.buf)-len(a.buf) < len(s) {
-		a.buf = make([]byte, 0, 64<<10)
-	}
-	start := len(a.buf)
-	a.buf = append(a.buf, s...)
-	return unsafe.String(&a.buf[start], len(s))
-}
-
-// slab hands out values and short slices from chunks of about 16 KiB.
-type slab[T any] struct {
-	buf []T
-}
-
-// new returns a pointer to a new zero value.
-func (s *slab[T]) new() *T {
-	return &s.reserve(1)[:1][0]
-}
-
-// reserve returns an empty slice with room for n values, which only it
-// may use.
-func (s *slab[T]) reserve(n int) []T {
-	if cap(s.buf)-len(s.buf) < n {
-		var zero T
-		s.buf = make([]T, 0, max(16<<10/max(int(unsafe.Sizeof(zero)), 1), n))
-	}
-	out := s.buf[len(s.buf) : len(s.buf) : len(s.buf)+n]
-	s.buf = s.buf[:len(s.buf)+n]
 	return out
 }
 
