@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -177,43 +176,15 @@ func formats(t *testing.T, fx fixture) (model.Format, model.Format) {
 	return f, r
 }
 
-// open writes data to a journal file and opens it the way rewind does, so
-// that events carry their file (ev.Src) and offsets.
-func open(t *testing.T, data []byte) *app.Session {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "provenance.jsonl")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := app.OpenPath(p, app.Options{Format: model.DeltaMind})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+// journals is how the reference tests open a journal and what of a state
+// they compare: the state JSON, every document, the unknown document ""
+// and "tasks" (see hostile.Harness).
+var journals = hostile.Harness{File: "provenance.jsonl", Format: model.DeltaMind, Docs: []string{"tasks"}}
 
-// output is everything a state shows: the state JSON, every document and
-// an unknown document.
+// output is everything a state shows (see hostile.Harness.Output).
 func output(t *testing.T, f model.Format, s model.State, pos int) []byte {
 	t.Helper()
-	b, err := model.StateJSON(f, s, pos).MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, doc := range append(f.Docs(), "", "tasks") {
-		b = append(append(b, "\n---- "+doc+"\n"...), f.Render(s, doc)...)
-	}
-	return b
-}
-
-func firstDiff(a, b []byte) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	lo := max(i-200, 0)
-	return fmt.Sprintf("at byte %d:\n got …%s…\nwant …%s…", i, a[lo:min(i+200, len(a))], b[lo:min(i+200, len(b))])
+	return journals.Output(t, f, s, pos)
 }
 
 // TestMatchesReference folds fixture, generated and hostile journals
@@ -223,36 +194,8 @@ func firstDiff(a, b []byte) string {
 func TestMatchesReference(t *testing.T) {
 	for _, fx := range fixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			sess := open(t, fx.data)
 			f, ref := formats(t, fx)
-			n := sess.R.Events()
-			if lines := bytes.Count(fx.data, []byte("\n")); n < lines*9/10 {
-				t.Logf("%d events of %d lines", n, lines)
-			}
-			ns, rs := f.Init(), ref.Init()
-			if got, want := output(t, f, ns, 0), output(t, ref, rs, 0); !bytes.Equal(got, want) {
-				t.Fatalf("initial state: %s", firstDiff(got, want))
-			}
-			err := sess.J.Each(1, n, func(ev model.Event) error {
-				prev := ns
-				ns = f.Apply(ns, ev)
-				rprev := rs
-				rs = ref.Apply(rs, ev)
-				if (ns == prev) != (rs == rprev) {
-					t.Fatalf("event %d (%s): changed the state %v, the reference %v", ev.Pos, ev.Raw, ns != prev, rs != rprev)
-				}
-				got, want := output(t, f, ns, ev.Pos), output(t, ref, rs, ev.Pos)
-				if !bytes.Equal(got, want) {
-					t.Fatalf("event %d (%s): %s", ev.Pos, ev.Raw, firstDiff(got, want))
-				}
-				if g, w := f.Describe(ev), ref.Describe(ev); g != w {
-					t.Fatalf("event %d: Describe = %+v, want %+v", ev.Pos, g, w)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			journals.Match(t, fx.data, f, ref, nil)
 		})
 	}
 }
@@ -301,7 +244,7 @@ func TestReplayMatchesReference(t *testing.T) {
 			continue // the long ones, and some of the others
 		}
 		t.Run(fx.name, func(t *testing.T) {
-			sess := open(t, fx.data)
+			sess := journals.Open(t, fx.data)
 			f, ref := formats(t, fx)
 			want := referenceOutputs(t, sess, ref)
 			r := replay.New(sess.J, f)
@@ -354,7 +297,7 @@ func TestReplayMatchesReference(t *testing.T) {
 // lines.
 func TestForks(t *testing.T) {
 	data := hostileJournal(t, 600, 9)
-	sess := open(t, data)
+	sess := journals.Open(t, data)
 	snapF, err := deltamind.WithSnapshot(read(t, "testdata/dogfood/snapshot.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -380,7 +323,7 @@ func TestForks(t *testing.T) {
 		t.Helper()
 		got, want := output(t, deltamind.Format, x.n, x.pos), output(t, refFormat, x.r, x.pos)
 		if !bytes.Equal(got, want) {
-			t.Fatalf("%s: %s", what, firstDiff(got, want))
+			t.Fatalf("%s: %s", what, hostile.FirstDiff(got, want))
 		}
 	}
 	pool := []node{{deltamind.Format.Init(), refFormat.Init(), 0, 0}}

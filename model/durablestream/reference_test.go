@@ -185,43 +185,15 @@ func fixtures(t *testing.T) []fixture {
 	return fs
 }
 
-// open writes data to a journal file and opens it the way rewind does, so
-// that events carry their file (ev.Src) and offsets.
-func open(t *testing.T, data []byte) *app.Session {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "durable_stream.jsonl")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := app.OpenPath(p, app.Options{Format: model.DurableStream})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+// journals is how the reference tests open a journal and what of a state
+// they compare: the state JSON, every document, the unknown document ""
+// and "checkpoints" (see hostile.Harness).
+var journals = hostile.Harness{File: "durable_stream.jsonl", Format: model.DurableStream, Docs: []string{"checkpoints"}}
 
-// output is everything a state shows: the state JSON, every document, an
-// unknown document, and the pending items with their decision records.
+// output is everything a state shows (see hostile.Harness.Output).
 func output(t *testing.T, f model.Format, s model.State, pos int) []byte {
 	t.Helper()
-	b, err := model.StateJSON(f, s, pos).MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, doc := range append(f.Docs(), "", "checkpoints") {
-		b = append(append(b, "\n---- "+doc+"\n"...), f.Render(s, doc)...)
-	}
-	return b
-}
-
-func firstDiff(a, b []byte) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	lo := max(i-200, 0)
-	return fmt.Sprintf("at byte %d:\n got …%s…\nwant …%s…", i, a[lo:min(i+200, len(a))], b[lo:min(i+200, len(b))])
+	return journals.Output(t, f, s, pos)
 }
 
 // TestMatchesReference folds fixture, generated and hostile journals
@@ -229,29 +201,14 @@ func firstDiff(a, b []byte) string {
 // with rawjson, ref_test.go) and requires the same state JSON, documents,
 // pending items, verdicts and timeline rows after every event.
 func TestMatchesReference(t *testing.T) {
+	dec := durablestream.Format.(model.Decider)
+	ref := refFormat.(interface {
+		Verdict(model.State, string) (model.Verdict, bool)
+	})
 	for _, fx := range fixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			sess := open(t, fx.data)
-			n := sess.R.Events()
-			if lines := bytes.Count(fx.data, []byte("\n")); n < lines*9/10 {
-				t.Logf("%d events of %d lines", n, lines)
-			}
-			dec := durablestream.Format.(model.Decider)
-			ref := refFormat.(interface {
-				Verdict(model.State, string) (model.Verdict, bool)
-			})
-			ns, rs := durablestream.Format.Init(), refFormat.Init()
 			var ids []string
-			err := sess.J.Each(1, n, func(ev model.Event) error {
-				ns = durablestream.Format.Apply(ns, ev)
-				rs = refFormat.Apply(rs, ev)
-				got, want := output(t, durablestream.Format, ns, ev.Pos), output(t, refFormat, rs, ev.Pos)
-				if !bytes.Equal(got, want) {
-					t.Fatalf("event %d (%s): %s", ev.Pos, ev.Raw, firstDiff(got, want))
-				}
-				if g, w := durablestream.Format.Describe(ev), refFormat.Describe(ev); g != w {
-					t.Fatalf("event %d: Describe = %+v, want %+v", ev.Pos, g, w)
-				}
+			journals.Match(t, fx.data, durablestream.Format, refFormat, func(ev model.Event, ns, rs model.State) {
 				if p, ok := rawjson.Get(ev.Raw, "payload"); ok {
 					for _, k := range []string{"id", "checkpoint_id"} {
 						if v, ok := rawjson.Get(p, k); ok {
@@ -274,11 +231,7 @@ func TestMatchesReference(t *testing.T) {
 				if ev.Pos%5 == 0 {
 					checkDecisionRecords(t, dec, ns, rs)
 				}
-				return nil
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 		})
 	}
 }
@@ -331,7 +284,7 @@ func TestReplayMatchesReference(t *testing.T) {
 			continue // the others are enough
 		}
 		t.Run(fx.name, func(t *testing.T) {
-			sess := open(t, fx.data)
+			sess := journals.Open(t, fx.data)
 			want := referenceOutputs(t, sess)
 			r := replay.New(sess.J, durablestream.Format)
 			r.K = 7
@@ -382,7 +335,7 @@ func TestReplayMatchesReference(t *testing.T) {
 // another's events.
 func TestForks(t *testing.T) {
 	data := hostileJournal(t, 600, 9)
-	sess := open(t, data)
+	sess := journals.Open(t, data)
 	var evs []model.Event
 	if err := sess.J.Each(1, sess.R.Events(), func(ev model.Event) error {
 		ev.Raw = bytes.Clone(ev.Raw)
@@ -400,7 +353,7 @@ func TestForks(t *testing.T) {
 		t.Helper()
 		got, want := output(t, durablestream.Format, x.n, x.pos), output(t, refFormat, x.r, x.pos)
 		if !bytes.Equal(got, want) {
-			t.Fatalf("%s: %s", what, firstDiff(got, want))
+			t.Fatalf("%s: %s", what, hostile.FirstDiff(got, want))
 		}
 	}
 	pool := []node{{durablestream.Format.Init(), refFormat.Init(), 0, 0}}
