@@ -51,7 +51,11 @@ EXPR over the state is true (exit status 1 if it never is).`,
 					return usageErr("--where: %v", err)
 				}
 			}
-			s, err := g.open(args[0])
+			open := g.open
+			if q == nil && at < 0 {
+				open = g.openLast
+			}
+			s, err := open(args[0])
 			if err != nil {
 				return err
 			}
@@ -118,7 +122,11 @@ the format's first document. Control characters from the journal are shown as vi
 placeholders.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := g.open(args[0])
+			open := g.open
+			if at < 0 {
+				open = g.openLast
+			}
+			s, err := open(args[0])
 			if err != nil {
 				return err
 			}

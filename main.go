@@ -149,12 +149,38 @@ Press ? in the TUI for keys.`,
 // open resolves and opens PATH for a headless command, mapping failures to
 // exit status 2 with the path and the cause.
 func (g *globalFlags) open(path string) (*app.Session, error) {
-	s, err := app.OpenPath(path, app.Options{Format: g.format, MaxRecord: g.maxRecord})
+	return g.openPrefix(path, 0)
+}
+
+// openPrefix is open indexing only the first prefix bytes (see
+// app.Options.Prefix); 0 indexes the whole journal.
+func (g *globalFlags) openPrefix(path string, prefix int64) (*app.Session, error) {
+	s, err := app.OpenPath(path, app.Options{Format: g.format, MaxRecord: g.maxRecord, Prefix: prefix})
 	if err != nil {
 		return nil, usageErr("%s", describeOpenError(path, err))
 	}
 	return s, nil
 }
+
+// openLast opens path for a one-shot command that wants the state after
+// the last event: it folds while it indexes (app.FoldWhileIndexing), which
+// on two cores takes about as long as indexing alone.
+func (g *globalFlags) openLast(path string) (*app.Session, error) {
+	s, err := g.openPrefix(path, foldPrefix)
+	if err != nil {
+		return nil, err
+	}
+	s.R.OneShot()
+	if err := s.FoldWhileIndexing(); err != nil {
+		s.Close()
+		return nil, usageErr("%s", describeOpenError(path, err))
+	}
+	return s, nil
+}
+
+// foldPrefix is how much of the journal openLast indexes before it starts
+// folding: enough to detect the format.
+const foldPrefix = 1 << 20
 
 func describeOpenError(path string, err error) string {
 	var pe *fs.PathError

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
@@ -23,6 +24,10 @@ type Options struct {
 	// MaxRecord is the longest line read as a record, in bytes; 0 means
 	// journal.DefaultMaxRecord.
 	MaxRecord int64
+	// Prefix, when above 0, indexes only the lines within the journal's
+	// first Prefix bytes at Open (enough to detect the format); the
+	// caller indexes the rest, with FoldWhileIndexing or J.Update.
+	Prefix int64
 }
 
 // Session is one open journal with its format and replay.
@@ -67,7 +72,7 @@ func RunTarget(deltaDir, runDir string) journal.Target {
 
 // Open opens the journal of t read-only and detects its format.
 func Open(t journal.Target, o Options) (*Session, error) {
-	j, err := journal.Open(t.Journal, o.MaxRecord)
+	j, err := journal.OpenPrefix(t.Journal, o.MaxRecord, o.Prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +151,61 @@ func (s *Session) Adopt(j *journal.Journal) {
 		s.Tentative = j.Index.Consumed() == 0
 	}
 	s.R = replay.New(j, s.F)
+}
+
+// FoldWhileIndexing indexes the rest of a journal opened with a Prefix
+// while it folds the events indexed so far, and returns when every event
+// of the file as it is now is indexed and folded. The index's reader and
+// workers and the fold share the CPUs, so a one-shot state (rewind state,
+// rewind render; call s.R.OneShot first) costs about the larger of the two
+// rather than their sum. It must not run concurrently with other uses of
+// s; an error is the file's (it could not be read).
+func (s *Session) FoldWhileIndexing() error {
+	st, err := s.J.File().Stat()
+	if err != nil {
+		return err
+	}
+	if s.Tentative {
+		// The prefix held no event to detect the format from.
+		if _, err := s.J.UpdateTo(st.Size()); err != nil {
+			return err
+		}
+		s.Redetect()
+		_, err := s.R.StateAt(s.R.Events())
+		return err
+	}
+	// One worker classifies while this goroutine folds: the fold is the
+	// longer of the two, and with both CPUs given to the index it would
+	// get less than one.
+	s.J.Index.LimitWorkers(1)
+	defer s.J.Index.LimitWorkers(0)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.J.UpdateTo(st.Size())
+		done <- err
+	}()
+	wait := time.NewTicker(time.Millisecond)
+	defer wait.Stop()
+	folded := 0
+	for {
+		if n := s.R.Events(); n > folded {
+			if _, err := s.R.StateAt(n); err != nil {
+				<-done
+				return err
+			}
+			folded = n
+			continue
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				return err
+			}
+			_, err = s.R.StateAt(s.R.Events())
+			return err
+		case <-wait.C:
+		}
+	}
 }
 
 // Close closes the journal.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // DefaultMaxRecord is the longest line read as a record (16 MiB). Longer
@@ -37,6 +38,7 @@ type Index struct {
 	workers   []*classifier
 	chunk     int64 // read size; 0 means chunkSize (tests make it tiny)
 	serial    bool  // classify on the scanning goroutine (tests compare)
+	maxWork   atomic.Int32
 }
 
 // NewIndex returns an empty index that skips lines longer than maxRecord
@@ -88,6 +90,9 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 		chunk = min(max(size-pos, 64<<10), chunkSize)
 	}
 	workers := min(runtime.GOMAXPROCS(0), 2)
+	if m := int(ix.maxWork.Load()); m > 0 {
+		workers = min(workers, m)
+	}
 	if ix.serial || size-pos <= chunk {
 		workers = 0
 	}
@@ -357,6 +362,12 @@ func (ix *Index) reserve(n int, seen, want int64) {
 	copy(evs, ix.events)
 	ix.recs, ix.events = recs, evs
 }
+
+// LimitWorkers makes the following scans classify with at most n workers
+// (0: one per CPU, at most two), so that a caller folding while Scan runs
+// keeps a CPU for itself. Safe to call while a scan runs; it takes effect
+// at the next Scan.
+func (ix *Index) LimitWorkers(n int) { ix.maxWork.Store(int32(n)) }
 
 // Records returns the records indexed so far, in file order. The slice is a
 // snapshot: later scans append to the index without changing it.

@@ -1,0 +1,108 @@
+package app_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+)
+
+// lastState opens path whole and returns the format and the JSON of the
+// state after its last event, the way rewind state printed it before it
+// folded while indexing.
+func lastState(t *testing.T, path string) (string, string) {
+	t.Helper()
+	s, err := app.OpenPath(path, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	obj, err := s.R.JSON(s.R.Events())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := obj.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.F.Name(), string(b)
+}
+
+// rewind state and rewind render fold while they index: the state after
+// the last event, its position and the detected format must be what
+// opening the whole journal first gives, whatever the prefix indexed
+// before folding starts.
+func TestFoldWhileIndexingGivesTheLastState(t *testing.T) {
+	dir := t.TempDir()
+	for _, format := range []string{demo.FormatDurableStream, demo.FormatDeltaEngine, demo.FormatDeltaMind} {
+		var b bytes.Buffer
+		if err := demo.Generate(&b, format, 4000, 7); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, format+".jsonl")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantFormat, want := lastState(t, path)
+		if wantFormat != format {
+			t.Fatalf("%s detected as %s", format, wantFormat)
+		}
+		for _, prefix := range []int64{1, 200, 64 << 10, int64(b.Len()) + 1} {
+			s, err := app.OpenPath(path, app.Options{Prefix: prefix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.R.OneShot()
+			if err := s.FoldWhileIndexing(); err != nil {
+				t.Fatal(err)
+			}
+			if s.F.Name() != format {
+				t.Errorf("%s, prefix %d: detected as %s", format, prefix, s.F.Name())
+			}
+			if n := s.R.Events(); n != 4000 {
+				t.Errorf("%s, prefix %d: %d events indexed, want 4000", format, prefix, n)
+			}
+			obj, err := s.R.JSON(s.R.Events())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := obj.MarshalJSON()
+			if string(got) != want {
+				t.Errorf("%s, prefix %d: the last state differs from a whole open:\n got %.300s\nwant %.300s", format, prefix, got, want)
+			}
+			s.Close()
+		}
+	}
+}
+
+// A journal whose first line is longer than the prefix holds no event
+// when folding starts: the format is detected once the rest is indexed.
+func TestFoldWhileIndexingDetectsPastThePrefix(t *testing.T) {
+	var b bytes.Buffer
+	if err := demo.Generate(&b, demo.FormatDeltaEngine, 50, 3); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := int64(strings.IndexByte(b.String(), '\n'))
+	s, err := app.Open(journal.Target{Journal: path}, app.Options{Prefix: first / 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.R.OneShot()
+	if err := s.FoldWhileIndexing(); err != nil {
+		t.Fatal(err)
+	}
+	if s.F.Name() != model.DeltaEngine || s.R.Events() != 50 {
+		t.Fatalf("format %s, %d events; want delta-engine, 50", s.F.Name(), s.R.Events())
+	}
+}
