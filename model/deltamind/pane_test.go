@@ -64,6 +64,10 @@ func checkPane(t *testing.T, f model.Format, s model.State, pos int) {
 	if got, want := marshalObj(t, pf.PaneView(s, 1<<30)), marshalObj(t, s.View()); got != want {
 		t.Fatalf("position %d: PaneView(large n) differs from View\n got %s\nwant %s", pos, clip(got), clip(want))
 	}
+	// rewind state prints StreamView: it must write what View holds.
+	if got, want := marshalObj(t, f.(model.StreamViews).StreamView(s)), marshalObj(t, s.View()); got != want {
+		t.Fatalf("position %d: StreamView differs from View\n got %s\nwant %s", pos, clip(got), clip(want))
+	}
 	for _, n := range []int{0, 1, 3, 10} {
 		got, want := pf.PaneView(s, n), wantPaneView(s, n)
 		if !reflect.DeepEqual(got, want) {
