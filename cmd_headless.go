@@ -148,8 +148,15 @@ placeholders.`,
 			if err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
 			}
-			_, err = io.WriteString(stdout, render.Plain(s.F.Render(st, doc)))
-			return err
+			out := bufio.NewWriterSize(stdout, 64<<10)
+			pw := render.NewPlainWriter(out)
+			if err := model.WriteRender(s.F, st, doc, pw); err != nil {
+				return err
+			}
+			if err := pw.Close(); err != nil {
+				return err
+			}
+			return out.Flush()
 		},
 	}
 	cmd.Flags().IntVar(&at, "at", -1, "position N (1-based, events only)")

@@ -1,6 +1,9 @@
 package model
 
-import "bytes"
+import (
+	"bytes"
+	"io"
+)
 
 // Lazy is a JSON array, or with Object set a JSON object, whose items are
 // made one at a time while it is written: `rewind state` prints a Delta
@@ -76,4 +79,23 @@ func StreamStateJSON(f Format, s State, at int) Object {
 		return StateJSON(f, s, at)
 	}
 	return append(stateHead(f, s, at), sv.StreamView(s)...)
+}
+
+// StreamRenders may be implemented by a Format whose projection holds the
+// whole journal (Delta Engine's CONVERSATION): StreamRender writes
+// Render(s, doc) to w in pieces while it builds it, so `rewind render`
+// holds a few messages, not the document. The bytes are unsanitized
+// Markdown, as Render's; it returns the first error of w.
+type StreamRenders interface {
+	StreamRender(s State, doc string, w io.Writer) error
+}
+
+// WriteRender writes Render(s, doc) to w, with f's StreamRender when f
+// implements StreamRenders.
+func WriteRender(f Format, s State, doc string, w io.Writer) error {
+	if sr, ok := f.(StreamRenders); ok {
+		return sr.StreamRender(s, doc, w)
+	}
+	_, err := io.WriteString(w, f.Render(s, doc))
+	return err
 }
