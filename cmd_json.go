@@ -24,65 +24,41 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func writeIndented(w *bufio.Writer, v any, depth int) error {
-	nl := func(d int) {
-		w.WriteByte('\n')
-		w.WriteString(strings.Repeat("  ", d))
-	}
 	switch x := v.(type) {
 	case model.Object:
-		if len(x) == 0 {
-			w.WriteString("{}")
-			return nil
-		}
-		w.WriteByte('{')
-		for i, f := range x {
-			if i > 0 {
-				w.WriteByte(',')
+		return writeItems(w, depth, true, func(yield func(any) bool) {
+			for _, f := range x {
+				if !yield(f) {
+					return
+				}
 			}
-			nl(depth + 1)
-			if err := writeScalar(w, f.Key, depth+1); err != nil {
-				return err
-			}
-			w.WriteString(": ")
-			if err := writeIndented(w, f.Value, depth+1); err != nil {
-				return err
-			}
-		}
-		nl(depth)
-		return w.WriteByte('}')
+		})
 	case []any:
-		if len(x) == 0 {
-			w.WriteString("[]")
-			return nil
-		}
-		w.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				w.WriteByte(',')
+		return writeItems(w, depth, false, func(yield func(any) bool) {
+			for _, e := range x {
+				if !yield(e) {
+					return
+				}
 			}
-			nl(depth + 1)
-			if err := writeIndented(w, e, depth+1); err != nil {
-				return err
-			}
-		}
-		nl(depth)
-		return w.WriteByte(']')
+		})
 	case model.Lazy:
-		return writeLazy(w, x, depth)
+		return writeItems(w, depth, x.Object, x.Each)
 	}
 	return writeScalar(w, v, depth)
 }
 
-// writeLazy writes a Lazy array or object as writeIndented writes a []any
-// or an Object, holding one item at a time.
-func writeLazy(w *bufio.Writer, l model.Lazy, depth int) error {
+// writeItems writes the items each yields as a JSON array, or with object
+// as the members (model.Field) of an object, one per line at depth+1,
+// holding one item at a time: this is how a model.Lazy list of a million
+// messages is written without building it.
+func writeItems(w *bufio.Writer, depth int, object bool, each func(yield func(any) bool)) error {
 	open, close := "[", "]"
-	if l.Object {
+	if object {
 		open, close = "{", "}"
 	}
 	var err error
 	n := 0
-	l.Each(func(v any) bool {
+	each(func(v any) bool {
 		if n == 0 {
 			w.WriteString(open)
 		} else {
@@ -91,7 +67,7 @@ func writeLazy(w *bufio.Writer, l model.Lazy, depth int) error {
 		n++
 		w.WriteByte('\n')
 		w.WriteString(strings.Repeat("  ", depth+1))
-		if l.Object {
+		if object {
 			f := v.(model.Field)
 			if err = writeScalar(w, f.Key, depth+1); err != nil {
 				return false
