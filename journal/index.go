@@ -76,6 +76,16 @@ type badDetail struct {
 // order as each block is done, so readers see the index grow. Scan must not
 // be called concurrently with itself.
 func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
+	return ix.ScanBlocks(r, size, nil)
+}
+
+// ScanBlocks is Scan calling fn, when not nil, on the committing goroutine
+// after each block of lines is committed: data holds the block's bytes,
+// which start at offset off of the file, and recs are the block's records
+// as committed (with their positions). data is only valid during the call,
+// and the scan waits for fn, so a caller that folds the events there reads
+// each byte once, from the index's own buffer.
+func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off int64, recs []Record)) (int, error) {
 	ix.mu.RLock()
 	pos, line := ix.next, ix.line
 	ix.mu.RUnlock()
@@ -146,7 +156,10 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 				next = b.long.Off + b.long.Len + 1
 			}
 			ix.reserve(total+len(b.recs), next-pos, size-pos)
-			ix.commit(b.recs, b.bad, next, line, 0)
+			base := ix.commit(b.recs, b.bad, next, line, 0)
+			if fn != nil && b.data != nil {
+				fn(b.data, b.off, ix.Records()[base:])
+			}
 			total += len(b.recs)
 			if b.data != nil {
 				select {
@@ -319,7 +332,8 @@ func lineRecords(cls *classifier, out []Record, bad []badDetail, body []byte, of
 
 // commit publishes added records, why the bad ones are bad, and the new
 // scan position.
-func (ix *Index) commit(added []Record, bad []badDetail, next int64, line int32, tail int64) {
+// It returns the index in Records of the first record added.
+func (ix *Index) commit(added []Record, bad []badDetail, next int64, line int32, tail int64) int {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for _, d := range bad {
@@ -337,6 +351,7 @@ func (ix *Index) commit(added []Record, bad []badDetail, next int64, line int32,
 		}
 	}
 	ix.next, ix.line, ix.tailLen = next, line, tail
+	return base
 }
 
 // reserve grows the record slices to the expected count, estimated from

@@ -135,6 +135,43 @@ func (j *Journal) UpdateTo(size int64) (int, error) {
 	return j.Index.Scan(j.f, size)
 }
 
+// UpdateEach is UpdateTo calling fn for each event it indexes, in order,
+// with the bytes the index has just read (the file is not read twice;
+// a JSON-array journal, read whole, is read back). ev.Raw is only valid
+// during the call. After fn returns an error it is not called again; the
+// index is still completed, and the error is returned.
+func (j *Journal) UpdateEach(size int64, fn func(ev model.Event) error) (int, error) {
+	if j.size.Load() == 0 && j.Index.Consumed() == 0 {
+		j.form.Store(uint32(detectForm(j.f, size)))
+	}
+	if j.Form() == FormArray {
+		// A JSON-array journal is read whole again when it changes.
+		n, err := j.UpdateTo(size)
+		if err != nil || n == 0 {
+			return n, err
+		}
+		return n, j.Each(1, int(^uint(0)>>1), fn)
+	}
+	j.size.Store(size)
+	var fnErr error
+	n, err := j.Index.ScanBlocks(j.f, size, func(data []byte, off int64, recs []Record) {
+		for _, rec := range recs {
+			if fnErr != nil {
+				return
+			}
+			if rec.Problem.Bad() {
+				continue
+			}
+			s := rec.Off - off
+			fnErr = fn(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: data[s : s+rec.Len], Src: j.f})
+		}
+	})
+	if err == nil {
+		err = fnErr
+	}
+	return n, err
+}
+
 // detectForm looks at the first bytes of the file.
 func detectForm(r io.ReaderAt, size int64) Form {
 	head := make([]byte, 4096)

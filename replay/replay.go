@@ -102,6 +102,31 @@ func (r *Replay) StateAt(pos int) (model.State, error) {
 	return s, err
 }
 
+// Follow folds ev onto the last state computed (the tip), for a caller
+// that reads the events while they are indexed (journal.UpdateEach)
+// rather than asking StateAt to read them back; it keeps keyframes as
+// StateAt does. It reports false, folding nothing, when ev is not the
+// event right after the tip.
+func (r *Replay) Follow(ev model.Event) bool {
+	r.mu.Lock()
+	s, at := r.tip, r.tipPos
+	if s == nil {
+		s, at = r.keys[0], 0
+	}
+	r.mu.Unlock()
+	if ev.Pos != at+1 {
+		return false
+	}
+	s = r.F.Apply(s, ev)
+	if ev.Pos%r.K == 0 {
+		r.addKey(ev.Pos/r.K, s)
+	}
+	r.mu.Lock()
+	r.tip, r.tipPos = s, ev.Pos
+	r.mu.Unlock()
+	return true
+}
+
 // addKey records s as keyframe i if it is the next one missing.
 func (r *Replay) addKey(i int, s model.State) {
 	r.mu.Lock()

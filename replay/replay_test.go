@@ -98,3 +98,55 @@ func TestDiffPaths(t *testing.T) {
 		}
 	}
 }
+
+// Follow (how rewind state folds events while they are indexed) folds
+// each next event onto the tip and keeps keyframes, so the states after it
+// are the straight fold's; an event that is not the next one is refused.
+func TestFollowFoldsTheNextEvent(t *testing.T) {
+	for _, p := range journals(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			s, err := app.OpenPath(p, app.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var want [][]byte
+			if err := replay.Fold(s.J, s.F, func(pos int, st model.State) {
+				b, _ := model.StateJSON(s.F, st, pos).MarshalJSON()
+				want = append(want, b)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			r := replay.New(s.J, s.F)
+			r.K = 16
+			var first model.Event
+			if err := s.J.Each(1, len(want), func(ev model.Event) error {
+				if ev.Pos == 1 {
+					first = ev
+					first.Raw = append([]byte(nil), ev.Raw...)
+				}
+				if !r.Follow(ev) {
+					t.Fatalf("event %d, the next one, refused", ev.Pos)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if r.Follow(first) {
+				t.Fatal("event 1 folded again after the last event")
+			}
+			if got, wantKeys := r.Keyframes(), len(want)/16*16; got != wantKeys {
+				t.Fatalf("keyframes cover %d events, want %d", got, wantKeys)
+			}
+			for _, pos := range []int{len(want), 1, len(want) / 2, len(want)} {
+				got, err := r.JSON(pos)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, _ := got.MarshalJSON(); string(b) != string(want[pos-1]) {
+					t.Fatalf("state at %d after Follow differs from the straight fold", pos)
+				}
+			}
+		})
+	}
+}

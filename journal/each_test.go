@@ -1,0 +1,133 @@
+package journal
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rewind-tui/rewind/model"
+)
+
+type seen struct {
+	Pos, Line int
+	Off       int64
+	Raw       string
+}
+
+func collect(t *testing.T, j *Journal, from int) []seen {
+	t.Helper()
+	var out []seen
+	if err := j.Each(from, 1<<30, func(ev model.Event) error {
+		out = append(out, seen{ev.Pos, ev.Line, ev.Off, string(ev.Raw)})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// UpdateEach (what rewind state folds from while it indexes) hands over
+// exactly the events Each reads back afterwards: same positions, lines,
+// offsets and bytes, bad lines skipped, across read blocks, in the steps
+// of a growing file and for a JSON-array journal.
+func TestUpdateEachGivesWhatEachReads(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("\ufeff{\"type\":\"a\",\"seq\":1}\r\n")
+	for i := range 20000 {
+		switch i % 97 {
+		case 3:
+			b.WriteString("not json\n")
+		case 5:
+			b.WriteString("\n")
+		case 7:
+			b.WriteString(`{"type":"long","text":"` + strings.Repeat("x", 70000) + "\"}\n")
+		default:
+			b.WriteString(`{"type":"t","seq":` + model.Itoa(int64(i)) + `,"text":"line ` + model.Itoa(int64(i)) + "\"}\n")
+		}
+	}
+	b.WriteString(`{"type":"torn"`)
+	data := b.Bytes()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "j.jsonl")
+	for _, steps := range [][]int{{len(data)}, {1000, 5 << 20, len(data)}} {
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		j, err := Open(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []seen
+		for _, size := range steps {
+			if err := os.WriteFile(path, data[:size], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := j.UpdateEach(int64(size), func(ev model.Event) error {
+				got = append(got, seen{ev.Pos, ev.Line, ev.Off, string(ev.Raw)})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := collect(t, j, 1)
+		if len(want) < 19000 || len(got) != len(want) {
+			t.Fatalf("steps %v: UpdateEach gave %d events, Each %d", steps, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("steps %v: event %d: UpdateEach %+v, Each %+v", steps, i+1, clipSeen(got[i]), clipSeen(want[i]))
+			}
+		}
+		j.Close()
+	}
+
+	arr := filepath.Join(dir, "a.json")
+	if err := os.WriteFile(arr, []byte(`[{"type":"a","seq":1},{"type":"b","seq":2}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenPrefix(arr, 0, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	n := 0
+	if _, err := j.UpdateEach(j.Size(), func(model.Event) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, events := j.Index.Counts(); events != 2 || n != 0 {
+		t.Fatalf("array journal: %d events indexed, %d handed again after a whole read; want 2 and 0", events, n)
+	}
+	// An array journal that appears in a file opened empty is handed whole.
+	empty := filepath.Join(dir, "later.json")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j2, err := Open(empty, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	body := []byte(`[{"type":"a","seq":1},{"type":"b","seq":2}]`)
+	if err := os.WriteFile(empty, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	if _, err := j2.UpdateEach(int64(len(body)), func(ev model.Event) error {
+		types = append(types, string(ev.Raw))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(types) != 2 || !strings.Contains(types[1], `"b"`) {
+		t.Fatalf("array journal handed %q", types)
+	}
+}
+
+func clipSeen(s seen) seen {
+	if len(s.Raw) > 80 {
+		s.Raw = s.Raw[:80] + "…"
+	}
+	return s
+}
