@@ -58,20 +58,20 @@ func (format) Docs() []string {
 	return []string{DocActiveState, DocDecisions, DocTasks, DocConstraints}
 }
 
-// sourceRef is one entry of an item's sourceTurns: {turnId, offset?}.
+// sourceRef is one entry of a delta's sourceTurns: {turnId, offset?}.
 type sourceRef struct {
 	turnID string
-	offset any // the offset value as written (model.FromRaw form), nil if absent
+	off    []byte // the offset as written, nil if absent or null
 }
 
-// item is a MemoryItem. Items are never modified once built; a change makes
-// a new item (its small slices are copied on write). Its scope is always
-// "session", and its semanticId is kept as the kind and the hash it is
-// made of.
+// item is a MemoryItem, kept in its lineage's store (which its strings and
+// lists address; it holds no pointers). Items are never modified once
+// built; a change makes a new item. Its scope is always "session", and its
+// semanticId is kept as the kind and the hash it is made of.
 type item struct {
-	id, summary, confidence, lastTouched string
-	turns                                []sourceRef
-	tags                                 []string
+	id, summary, confidence, lastTouched str
+	turns                                lst // of turn
+	tags                                 lst // of str
 	// lastSeq is the state seq right after the last delta that touched
 	// the item (its 1-based index in the delta log) and touches counts
 	// those deltas.
@@ -81,6 +81,7 @@ type item struct {
 	kind    uint8  // index in itemKinds
 	sidKind uint8  // the kind that upsert named, for the semanticId prefix
 	status  uint8  // index in itemStatuses
+	branch  bool   // whether tags holds "branch"
 }
 
 // The item kinds the reconciler creates and the statuses it sets.
@@ -101,22 +102,15 @@ func (it *item) semanticID() string { return formatSemanticID(itemKinds[it.sidKi
 // rejection is one "rejected" line; seq is the number as written (see
 // seqValue).
 type rejection struct {
-	pos       int
-	seq       string
-	kind      string
-	target    string
-	reason    string
-	timestamp string
+	pos                                  int
+	seq, kind, target, reason, timestamp str
 }
 
 // disagreement is an "accepted" line whose delta this package's reconciler
 // rejects.
 type disagreement struct {
-	pos    int
-	seq    string
-	kind   string
-	target string
-	reason string
+	pos                       int
+	seq, kind, target, reason str
 }
 
 // state is an ActiveContextState plus what the journal says about rejected
@@ -289,16 +283,6 @@ func constant(v []byte, set []string) (string, bool) {
 	return strVal(v)
 }
 
-// keep returns s kept in m, or the string of set it equals.
-func keep(m *store, s string, set []string) string {
-	for _, c := range set {
-		if s == c {
-			return c
-		}
-	}
-	return m.str(s)
-}
-
 // sourceTurns decodes sourceTurns: null gives none, each element is an
 // object {turnId, offset} or null (an entry without a turn id).
 func sourceTurns(v []byte) ([]sourceRef, bool) {
@@ -322,7 +306,7 @@ func sourceTurns(v []byte) ([]sourceRef, bool) {
 		})
 		if ok && len(off) > 0 {
 			if o, err := model.FromRaw(off); err == nil && o != nil {
-				t.offset = o
+				t.off = off
 			}
 		}
 		out = append(out, t)
@@ -389,7 +373,7 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 			if write {
 				m := &lin.mem
 				lin.disagreements = append(lin.disagreements, disagreement{
-					pos: ev.Pos, seq: m.str(string(l.seq)), kind: keep(m, d.kind, deltaKinds), target: m.str(d.target()), reason: m.str(reason),
+					pos: ev.Pos, seq: m.raw(l.seq), kind: m.kind(d.kind), target: m.str(d.target()), reason: m.str(reason),
 				})
 			}
 		}
@@ -398,7 +382,7 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 		if write {
 			m := &lin.mem
 			lin.rejected = append(lin.rejected, rejection{
-				pos: ev.Pos, seq: m.str(string(l.seq)), kind: keep(m, d.kind, deltaKinds), target: m.str(d.target()),
+				pos: ev.Pos, seq: m.raw(l.seq), kind: m.kind(d.kind), target: m.str(d.target()),
 				reason: m.str(l.reason), timestamp: m.str(l.timestamp),
 			})
 		}
@@ -417,46 +401,88 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 
 // appendTurns returns turns plus the new ones whose turnId is not there yet
 // (appendSourceTurns), kept in m. It never modifies turns.
-func appendTurns(m *store, turns []sourceRef, add []sourceRef) []sourceRef {
-	seen := make(map[string]bool, len(turns)+len(add))
-	for _, t := range turns {
-		seen[t.turnID] = true
-	}
-	n := len(turns)
-	for _, t := range add {
-		if !seen[t.turnID] {
-			n++
-			seen[t.turnID] = true
+func appendTurns(m *store, turns lst, add []sourceRef) lst {
+	old := m.turnList(turns)
+	buf := append(m.tbuf[:0], old...)
+	var seen map[string]bool
+	if len(old)+len(add) > 16 {
+		seen = make(map[string]bool, len(old)+len(add))
+		for _, t := range old {
+			seen[m.s(t.id)] = true
 		}
 	}
-	if n == len(turns) {
+	for _, t := range add {
+		if seen != nil {
+			if seen[t.turnID] {
+				continue
+			}
+			seen[t.turnID] = true
+		} else if hasTurn(m, buf, t.turnID) {
+			continue
+		}
+		buf = append(buf, turn{m.str(t.turnID), m.raw(t.off)})
+	}
+	m.tbuf = buf
+	if len(buf) == len(old) {
 		return turns
 	}
-	out := append(m.refs.Reserve(n), turns...)
-	clear(seen)
-	for _, t := range turns {
-		seen[t.turnID] = true
-	}
-	for _, t := range add {
-		if !seen[t.turnID] {
-			out = append(out, sourceRef{turnID: m.str(t.turnID), offset: t.offset})
-			seen[t.turnID] = true
+	return lst(m.turns.add(buf))
+}
+
+func hasTurn(m *store, ts []turn, id string) bool {
+	for _, t := range ts {
+		if m.s(t.id) == id {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // unionTags is [...new Set([...a, ...b])], kept in m.
-func unionTags(m *store, a, b []string) []string {
-	seen := make(map[string]bool, len(a)+len(b))
-	var out []string
-	for _, t := range append(a[:len(a):len(a)], b...) {
-		if !seen[t] {
-			out = append(out, t)
+func unionTags(m *store, a lst, b []string) lst {
+	old := m.tagList(a)
+	buf := m.sbuf[:0]
+	var seen map[string]bool
+	if len(old)+len(b) > 16 {
+		seen = make(map[string]bool, len(old)+len(b))
+	}
+	has := func(t string) bool {
+		if seen != nil {
+			if seen[t] {
+				return true
+			}
 			seen[t] = true
+			return false
+		}
+		for _, r := range buf {
+			if m.s(r) == t {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range old {
+		if !has(m.s(r)) {
+			buf = append(buf, r)
 		}
 	}
-	return m.list(out)
+	for _, t := range b {
+		if !has(t) {
+			buf = append(buf, m.str(t))
+		}
+	}
+	m.sbuf = buf
+	return lst(m.tags.add(buf))
+}
+
+// hasTag reports whether tags holds tag.
+func hasTag(m *store, tags lst, tag string) bool {
+	for _, r := range m.tagList(tags) {
+		if m.s(r) == tag {
+			return true
+		}
+	}
+	return false
 }
 
 // reconcile applies one delta to ns (a copy of the old state, its version
@@ -509,30 +535,30 @@ func (f format) reconcile(ns *state, d *delta, write bool) string {
 			return ""
 		}
 		m := &ns.lin.mem
-		it := m.items.New()
-		*it = *old
+		it := *old
 		switch d.kind {
 		case "decision_revised":
 			it.summary = m.str(d.summary)
 			if d.confidence != "" {
-				it.confidence = keep(m, d.confidence, confidences)
+				it.confidence = m.conf(d.confidence)
 			}
 		case "constraint_revised":
 			it.summary = m.str(d.summary)
 			if d.mode != "" {
 				it.tags = unionTags(m, old.tags, []string{d.mode})
+				it.branch = hasTag(m, it.tags, "branch")
 			}
 		case "task_closed":
 			it.status = sResolved
-			it.summary = m.str(old.summary + " → " + d.resolution)
+			it.summary = m.str(m.s(old.summary) + " → " + d.resolution)
 		case "item_superseded":
 			it.status = sSuperseded
-			it.summary = m.str(old.summary + " [superseded: " + d.reason + "]")
+			it.summary = m.str(m.s(old.summary) + " [superseded: " + d.reason + "]")
 		}
 		it.turns = appendTurns(m, old.turns, d.turns)
 		it.lastTouched = m.str(d.timestamp)
-		f.touch(it, ns.seq, d)
-		ns.lin.set(idx, it, ns.v)
+		f.touch(m, &it, d.targetID, ns.seq, d)
+		ns.lin.set(idx, &it, ns.v)
 	default:
 		return "Unknown delta kind: " + d.kind
 	}
@@ -551,38 +577,40 @@ func (f format) upsert(ns *state, d *delta, kind uint8, summary string, status u
 		return
 	}
 	m := &ns.lin.mem
-	it := m.items.New()
+	var it item
 	if ok {
-		*it = *old
+		it = *old
 		it.turns = appendTurns(m, old.turns, d.turns)
 		if tags != nil {
 			it.tags = unionTags(m, old.tags, tags)
 		}
 	} else {
-		*it = item{id: m.str(d.id), kind: kind, turns: m.turns(d.turns), tags: m.list(tags)}
+		it = item{id: m.str(d.id), kind: kind, turns: m.newTurns(d.turns), tags: m.list(tags)}
 	}
-	it.summary, it.status, it.confidence = m.str(summary), status, keep(m, confidence, confidences)
-	it.sid, it.sidKind = ns.lin.semanticHash(kind, it.summary), kind
+	it.branch = hasTag(m, it.tags, "branch")
+	it.status, it.confidence = status, m.conf(confidence)
+	it.summary, it.sid = ns.lin.summary(kind, summary)
+	it.sidKind = kind
 	it.lastTouched = m.str(d.timestamp)
-	f.touch(it, ns.seq, d)
+	f.touch(m, &it, d.id, ns.seq, d)
 	if ok {
-		ns.lin.set(idx, it, ns.v)
+		ns.lin.set(idx, &it, ns.v)
 	} else {
-		ns.lin.set(-1, it, ns.v)
+		ns.lin.set(-1, &it, ns.v)
 	}
 }
 
-// touch records that the delta applied as number seq touched it, and takes
-// the snapshot's lastTouched when the snapshot's last touch of the item is
-// this very delta.
-func (f format) touch(it *item, seq int64, d *delta) {
+// touch records that the delta applied as number seq touched it (whose id
+// is id), and takes the snapshot's lastTouched when the snapshot's last
+// touch of the item is this very delta.
+func (f format) touch(m *store, it *item, id string, seq int64, d *delta) {
 	it.touches++
 	it.lastSeq = seq
 	if f.snap == nil {
 		return
 	}
-	if t, ok := f.snap[it.id]; ok && t.index == seq && t.count == int(it.touches) && t.kind == d.kind && t.timestamp == d.timestamp {
-		it.lastTouched = t.lastTouched
+	if t, ok := f.snap[id]; ok && t.index == seq && t.count == int(it.touches) && t.kind == d.kind && t.timestamp == d.timestamp {
+		it.lastTouched = m.str(t.lastTouched)
 	}
 }
 

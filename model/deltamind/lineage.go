@@ -8,7 +8,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/rewind-tui/rewind/internal/chunk"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -40,11 +39,18 @@ type lineage struct {
 	// srcs are the event sources seen, so an identity can name one by index.
 	srcs []io.ReaderAt
 
-	// sids caches semanticHash by item kind and summary.
-	sids [len(itemKinds)]map[string]uint32
+	// sids caches the summaries kept and their semanticHash, by item
+	// kind and summary.
+	sids [len(itemKinds)]map[string]sid
 
-	items         []slot // in creation order
-	ids           map[string]int32
+	items []slot // in creation order
+	// vers are the versions of items after their first, in the order
+	// they were recorded (so by v).
+	vers []ver
+	// ids maps the seeded hash of an item's id (idHash) to its index;
+	// idsX holds the ids whose hash an earlier id has.
+	ids           map[uint64]int32
+	idsX          map[string]int32
 	rejected      []rejection
 	disagreements []disagreement
 	// mem holds what the items and lists point to (see store).
@@ -76,17 +82,20 @@ type step struct {
 
 // slot is one item: the versions it went through, from its creation.
 type slot struct {
-	v    int64 // the version that created it
-	vals []tagged
+	v    int64  // the version that created it
+	it   uint32 // its first version, in mem.items
+	last int32  // the index in vers of its newest later version, or -1
 }
 
-type tagged struct {
-	v  int64
-	it *item
+// ver is a version of an item after its first.
+type ver struct {
+	v    int64  // the version that recorded it
+	it   uint32 // the item, in mem.items
+	prev int32  // the index in vers of the item's version before, or -1
 }
 
 func newLineage() *lineage {
-	return &lineage{ids: map[string]int32{}, counts: []classCounts{{}}, move: noMove, item: -1}
+	return &lineage{ids: map[uint64]int32{}, counts: []classCounts{{}}, move: noMove, item: -1}
 }
 
 // An item's class is what the projections' sections select it by: its
@@ -109,7 +118,7 @@ const countsEvery = 256
 
 func class(it *item) uint8 {
 	c := it.kind*uint8(len(itemStatuses)) + it.status
-	if hasTag(it, "branch") {
+	if it.branch {
 		c += uint8(len(itemKinds) * len(itemStatuses))
 	}
 	return c
@@ -118,9 +127,7 @@ func class(it *item) uint8 {
 // classItem returns an item of class c, for the sections' keep functions.
 func classItem(c int) *item {
 	it := &item{kind: uint8(c % (len(itemKinds) * len(itemStatuses)) / len(itemStatuses)), status: uint8(c % len(itemStatuses))}
-	if c >= len(itemKinds)*len(itemStatuses) {
-		it.tags = []string{"branch"}
-	}
+	it.branch = c >= len(itemKinds)*len(itemStatuses)
 	return it
 }
 
@@ -205,21 +212,52 @@ func (l *lineage) stepAt(v int64) (uint64, bool) {
 
 // get returns item id as of version v and its index in creation order.
 func (l *lineage) get(id string, v int64) (*item, int32, bool) {
-	i, ok := l.ids[id]
+	i, ok := l.lookup(id)
 	if !ok || l.items[i].v > v {
 		return nil, 0, false
 	}
-	return l.items[i].at(v), i, true
+	return l.at(i, v), i, true
 }
 
-// at returns the slot's item as of version v (at or after its creation).
-func (s *slot) at(v int64) *item {
-	for j := len(s.vals) - 1; j > 0; j-- {
-		if s.vals[j].v <= v {
-			return s.vals[j].it
+// at returns item i as of version v (at or after its creation).
+func (l *lineage) at(i int32, v int64) *item {
+	s := &l.items[i]
+	for j := s.last; j >= 0; j = l.vers[j].prev {
+		if l.vers[j].v <= v {
+			return l.mem.items.at(l.vers[j].it)
 		}
 	}
-	return s.vals[0].it
+	return l.mem.items.at(s.it)
+}
+
+// idHash is the key of id in ids.
+func idHash(id string) uint64 { return maphash.String(seed, id) }
+
+// lookup returns the index of the item whose id is id.
+func (l *lineage) lookup(id string) (int32, bool) {
+	i, ok := l.ids[idHash(id)]
+	if !ok {
+		return 0, false
+	}
+	if l.mem.s(l.mem.items.at(l.items[i].it).id) == id {
+		return i, true
+	}
+	i, ok = l.idsX[id]
+	return i, ok
+}
+
+// addID records that the item at index i has id id (a string of mem).
+func (l *lineage) addID(id string, i int32) {
+	h := idHash(id)
+	j, ok := l.ids[h]
+	if !ok || l.mem.s(l.mem.items.at(l.items[j].it).id) == id {
+		l.ids[h] = i
+		return
+	}
+	if l.idsX == nil {
+		l.idsX = map[string]int32{}
+	}
+	l.idsX[id] = i
 }
 
 // set records item it at version v, the newest version of the lineage:
@@ -227,38 +265,42 @@ func (s *slot) at(v int64) *item {
 func (l *lineage) set(i int32, it *item, v int64) {
 	l.move, l.item = move{noClass, class(it)}, i
 	if i >= 0 {
-		vals := l.items[i].vals
-		l.move.from = class(vals[len(vals)-1].it)
-		l.items[i].vals = append(l.items[i].vals, tagged{v, it})
+		l.move.from = class(l.at(i, v))
+		s := &l.items[i]
+		l.vers = append(l.vers, ver{v: v, it: l.mem.items.one(*it), prev: s.last})
+		s.last = int32(len(l.vers) - 1)
 		return
 	}
-	vals := append(l.mem.tags.Reserve(2), tagged{v, it})
-	l.items = append(l.items, slot{v: v, vals: vals})
-	l.ids[it.id] = int32(len(l.items) - 1)
+	l.items = append(l.items, slot{v: v, it: l.mem.items.one(*it), last: -1})
 	l.item = int32(len(l.items) - 1)
+	l.addID(l.mem.s(it.id), l.item)
 }
 
 // fork returns a new lineage holding what l holds as of s's version, for
 // s to take a different next step. The caller holds l.mu. Entries are
 // immutable, so the copies share their backing arrays (capped, so that
-// appending to either side reallocates).
+// appending to either side reallocates) and the store's chunks.
 func (l *lineage) fork(s *state) *lineage {
 	v := s.v
 	i := sort.Search(len(l.steps), func(i int) bool { return l.steps[i].v > v })
+	k := sort.Search(len(l.vers), func(j int) bool { return l.vers[j].v > v })
 	nl := &lineage{
 		steps:         l.steps[:i:i],
 		srcs:          l.srcs[:len(l.srcs):len(l.srcs)],
 		items:         make([]slot, s.nItems),
-		ids:           make(map[string]int32, s.nItems),
+		vers:          l.vers[:k:k],
+		ids:           make(map[uint64]int32, s.nItems),
 		rejected:      l.rejected[:s.nRejected:s.nRejected],
 		disagreements: l.disagreements[:s.nDisagreements:s.nDisagreements],
+		mem:           l.mem.fork(),
 	}
-	for k := range nl.items {
-		sl := l.items[k]
-		j := sort.Search(len(sl.vals), func(j int) bool { return sl.vals[j].v > v })
-		sl.vals = sl.vals[:j:j]
-		nl.items[k] = sl
-		nl.ids[sl.vals[0].it.id] = int32(k)
+	for j := range nl.items {
+		sl := l.items[j]
+		for sl.last >= int32(k) {
+			sl.last = l.vers[sl.last].prev
+		}
+		nl.items[j] = sl
+		nl.addID(nl.mem.s(nl.mem.items.at(sl.it).id), int32(j))
 	}
 	nl.claimed = v
 	nl.moves = l.moves[:v:v]
@@ -293,60 +335,26 @@ func (l *lineage) place(s *state, pos int) *state {
 
 const maxSemanticIDs = 1 << 14
 
-// semanticHash returns semanticHash(summary), from a cache: journals
-// repeat their summaries. summary is kept (the cache holds on to it). The
-// caller holds l.mu.
-func (l *lineage) semanticHash(kind uint8, summary string) uint32 {
+// sid is a summary kept in the store and its semanticHash.
+type sid struct {
+	s str
+	h uint32
+}
+
+// summary returns summary kept in the store and its semanticHash, from a
+// cache: journals repeat their summaries. The caller holds l.mu.
+func (l *lineage) summary(kind uint8, summary string) (str, uint32) {
 	m := l.sids[kind]
-	if h, ok := m[summary]; ok {
-		return h
+	if e, ok := m[summary]; ok {
+		return e.s, e.h
 	}
-	h := semanticHash(summary)
+	e := sid{l.mem.str(summary), semanticHash(summary)}
 	if m == nil {
-		m = map[string]uint32{}
+		m = map[string]sid{}
 		l.sids[kind] = m
 	}
 	if len(m) < maxSemanticIDs {
-		m[summary] = h
+		m[l.mem.s(e.s)] = e
 	}
-	return h
-}
-
-// A store keeps the values a lineage holds on to in chunks of many, so
-// that they do not each sit among the dead states and lines of a fold,
-// which would keep the heap's spans half empty: the strings in an arena,
-// the items and small slices in slabs. It is guarded by the lineage's mu.
-type store struct {
-	bytes chunk.Arena
-	items chunk.Slab[item]
-	refs  chunk.Slab[sourceRef]
-	strs  chunk.Slab[string]
-	tags  chunk.Slab[tagged]
-}
-
-// str returns a copy of s kept in the store.
-func (m *store) str(s string) string { return m.bytes.Str(s) }
-
-// list returns a copy of ss kept in the store.
-func (m *store) list(ss []string) []string {
-	if ss == nil {
-		return nil
-	}
-	out := m.strs.Reserve(len(ss))
-	for _, s := range ss {
-		out = append(out, m.bytes.Str(s))
-	}
-	return out
-}
-
-// turns returns a copy of refs kept in the store.
-func (m *store) turns(refs []sourceRef) []sourceRef {
-	if refs == nil {
-		return nil
-	}
-	out := m.refs.Reserve(len(refs))
-	for _, r := range refs {
-		out = append(out, sourceRef{turnID: m.str(r.turnID), offset: r.offset})
-	}
-	return out
+	return e.s, e.h
 }

@@ -32,9 +32,9 @@ func (format) PaneView(st model.State, n int) model.Object {
 	l := s.lin
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	items := window(int(s.nItems), n, func(i int) any { return l.items[i].at(s.v).object() })
-	rej := window(int(s.nRejected), n, func(i int) any { return l.rejected[i].object() })
-	dis := window(int(s.nDisagreements), n, func(i int) any { return l.disagreements[i].object() })
+	items := window(int(s.nItems), n, func(i int) any { return l.at(int32(i), s.v).object(&l.mem) })
+	rej := window(int(s.nRejected), n, func(i int) any { return l.rejected[i].object(&l.mem) })
+	dis := window(int(s.nDisagreements), n, func(i int) any { return l.disagreements[i].object(&l.mem) })
 	return s.view(items, rej, dis)
 }
 
@@ -104,16 +104,16 @@ func (format) PaneRender(st model.State, doc string, max int) string {
 		}
 		open := false
 		found := 0
-		for i := range l.items[:s.nItems] {
+		for i := range s.nItems {
 			if found == counts[k] {
 				break
 			}
-			v := l.items[i].at(s.v)
+			v := l.at(i, s.v)
 			if !sec.keep(v) {
 				continue
 			}
 			found++
-			line := sec.line(v)
+			line := sec.line(&l.mem, v)
 			extra := len(line) + 1
 			if !open {
 				extra += len(sec.title) + 2

@@ -272,8 +272,8 @@ func checkCounts(t *testing.T, st model.State, pos int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var want classCounts
-	for i := range l.items[:s.nItems] {
-		want[class(l.items[i].at(s.v))]++
+	for i := range s.nItems {
+		want[class(l.at(i, s.v))]++
 	}
 	if got := l.countsAt(s.v); got != want {
 		t.Fatalf("position %d: counts by class %v, want %v", pos, got, want)

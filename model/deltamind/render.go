@@ -25,10 +25,10 @@ func (format) Render(st model.State, doc string) string {
 	}
 	for _, sec := range secs {
 		var body []string
-		for i := range l.items[:s.nItems] {
-			v := l.items[i].at(s.v)
+		for i := range s.nItems {
+			v := l.at(i, s.v)
 			if sec.keep(v) {
-				body = append(body, sec.line(v))
+				body = append(body, sec.line(&l.mem, v))
 			}
 		}
 		if len(body) > 0 {
@@ -45,7 +45,7 @@ func (format) Render(st model.State, doc string) string {
 type section struct {
 	title string
 	keep  func(*item) bool
-	line  func(*item) string
+	line  func(*store, *item) string
 }
 
 // plan returns the lines projection doc starts with and its sections, in
@@ -80,7 +80,7 @@ func (s *state) plan(doc string) (head []string, secs []section, ok bool) {
 			short("## Constraints", is("constraint", "active")),
 			short("## Open Tasks", is("task", "active")),
 			short("## Unresolved Branches", func(it *item) bool {
-				return it.kind == kHypothesis && it.status == sTentative && hasTag(it, "branch")
+				return it.kind == kHypothesis && it.status == sTentative && it.branch
 			}),
 			short("## Superseded", is("", "superseded")),
 		}
@@ -99,46 +99,45 @@ func (s *state) plan(doc string) (head []string, secs []section, ok bool) {
 	return head, secs, true
 }
 
-func hasTag(it *item, tag string) bool {
-	for _, t := range it.tags {
-		if t == tag {
-			return true
-		}
-	}
-	return false
-}
-
 // suffix is the " [confidence]" and " (tags)" ending of both item forms.
-func suffix(it *item) string {
+func suffix(m *store, it *item) string {
 	var b strings.Builder
-	if it.confidence != "high" {
-		b.WriteString(" [" + it.confidence + "]")
+	if c := m.s(it.confidence); c != "high" {
+		b.WriteString(" [" + c + "]")
 	}
-	if len(it.tags) > 0 {
-		b.WriteString(" (" + strings.Join(it.tags, ", ") + ")")
+	if tags := m.tagList(it.tags); len(tags) > 0 {
+		b.WriteString(" (")
+		for i, t := range tags {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(m.s(t))
+		}
+		b.WriteString(")")
 	}
 	return b.String()
 }
 
 // renderItem is projections.ts renderItem.
-func renderItem(it *item) string {
-	return "- **" + it.id + "**: " + it.summary + suffix(it)
+func renderItem(m *store, it *item) string {
+	return "- **" + m.s(it.id) + "**: " + m.s(it.summary) + suffix(m, it)
 }
 
 // renderItemDetailed is projections.ts renderItemDetailed: a heading, a
 // blank line, four list lines and a final empty line.
-func renderItemDetailed(it *item) string {
-	turns := make([]string, len(it.turns))
-	for i, t := range it.turns {
-		turns[i] = t.turnID
+func renderItemDetailed(m *store, it *item) string {
+	ts := m.turnList(it.turns)
+	turns := make([]string, len(ts))
+	for i, t := range ts {
+		turns[i] = m.s(t.id)
 	}
 	return strings.Join([]string{
-		"### " + it.id + ": " + it.summary + suffix(it),
+		"### " + m.s(it.id) + ": " + m.s(it.summary) + suffix(m, it),
 		"",
 		"- Status: " + it.statusName(),
-		"- Confidence: " + it.confidence,
+		"- Confidence: " + m.s(it.confidence),
 		"- Source turns: " + strings.Join(turns, ", "),
-		"- Last touched: " + it.lastTouched,
+		"- Last touched: " + m.s(it.lastTouched),
 		"",
 	}, "\n")
 }

@@ -28,8 +28,8 @@ func (format) StreamView(s model.State) model.Object {
 			}
 		}}
 	}
-	items := lazy(int(st.nItems), func(i int) model.Object { return l.items[i].at(st.v).object() })
-	rej := lazy(int(st.nRejected), func(i int) model.Object { return l.rejected[i].object() })
-	dis := lazy(int(st.nDisagreements), func(i int) model.Object { return l.disagreements[i].object() })
+	items := lazy(int(st.nItems), func(i int) model.Object { return l.at(int32(i), st.v).object(&l.mem) })
+	rej := lazy(int(st.nRejected), func(i int) model.Object { return l.rejected[i].object(&l.mem) })
+	dis := lazy(int(st.nDisagreements), func(i int) model.Object { return l.disagreements[i].object(&l.mem) })
 	return st.view(items, rej, dis)
 }

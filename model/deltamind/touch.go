@@ -41,7 +41,7 @@ func (s *state) Touched(prev model.State) []replay.Path {
 			out = append(out, replay.Path{"items", int(i)})
 			continue
 		}
-		out = diffPaths(out, l.items[i].at(p.v).object(), l.items[i].at(s.v).object(), "items", int(i))
+		out = diffPaths(out, l.at(i, p.v).object(&l.mem), l.at(i, s.v).object(&l.mem), "items", int(i))
 	}
 	for k := p.nRejected; k < s.nRejected; k++ {
 		out = append(out, replay.Path{"rejected", int(k)})

@@ -29,16 +29,16 @@ func (s *state) View() model.Object {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	items := make([]any, 0, s.nItems)
-	for i := range l.items[:s.nItems] {
-		items = append(items, l.items[i].at(s.v).object())
+	for i := range s.nItems {
+		items = append(items, l.at(i, s.v).object(&l.mem))
 	}
 	rej := make([]any, 0, s.nRejected)
 	for i := range l.rejected[:s.nRejected] {
-		rej = append(rej, l.rejected[i].object())
+		rej = append(rej, l.rejected[i].object(&l.mem))
 	}
 	dis := make([]any, 0, s.nDisagreements)
 	for i := range l.disagreements[:s.nDisagreements] {
-		dis = append(dis, l.disagreements[i].object())
+		dis = append(dis, l.disagreements[i].object(&l.mem))
 	}
 	return s.view(items, rej, dis)
 }
@@ -60,30 +60,33 @@ func (s *state) checkpointObject() any {
 		"totalTurns", c.totalTurns.Value(), "contextChars", c.contextChars.Value(), "rawChars", c.rawChars.Value())
 }
 
-func (r *rejection) object() model.Object {
-	return obj("seq", seqValue([]byte(r.seq)), "kind", r.kind, "target", r.target, "reason", r.reason, "timestamp", r.timestamp, "at", r.pos)
+func (r *rejection) object(m *store) model.Object {
+	return obj("seq", seqValue(m.b(r.seq)), "kind", m.s(r.kind), "target", m.s(r.target), "reason", m.s(r.reason), "timestamp", m.s(r.timestamp), "at", r.pos)
 }
 
-func (d *disagreement) object() model.Object {
-	return obj("seq", seqValue([]byte(d.seq)), "kind", d.kind, "target", d.target, "reason", d.reason, "at", d.pos)
+func (d *disagreement) object(m *store) model.Object {
+	return obj("seq", seqValue(m.b(d.seq)), "kind", m.s(d.kind), "target", m.s(d.target), "reason", m.s(d.reason), "at", d.pos)
 }
 
-func (it *item) object() model.Object {
-	o := obj("id", it.id)
+func (it *item) object(m *store) model.Object {
+	o := obj("id", m.s(it.id))
 	o = append(o, model.Field{Key: "semanticId", Value: it.semanticID()})
-	turns := make([]any, 0, len(it.turns))
-	for _, t := range it.turns {
-		to := obj("turnId", t.turnID)
-		if t.offset != nil {
-			to = append(to, model.Field{Key: "offset", Value: t.offset})
+	ts := m.turnList(it.turns)
+	turns := make([]any, 0, len(ts))
+	for _, t := range ts {
+		to := obj("turnId", m.s(t.id))
+		if t.off != 0 {
+			if off, err := model.FromRaw(m.b(t.off)); err == nil && off != nil {
+				to = append(to, model.Field{Key: "offset", Value: off})
+			}
 		}
 		turns = append(turns, to)
 	}
-	o = append(o, obj("kind", it.kindName(), "summary", it.summary, "status", it.statusName(), "confidence", it.confidence, "scope", "session", "sourceTurns", turns, "lastTouched", it.lastTouched)...)
-	if len(it.tags) > 0 {
-		tags := make([]any, len(it.tags))
-		for i, t := range it.tags {
-			tags[i] = t
+	o = append(o, obj("kind", it.kindName(), "summary", m.s(it.summary), "status", it.statusName(), "confidence", m.s(it.confidence), "scope", "session", "sourceTurns", turns, "lastTouched", m.s(it.lastTouched))...)
+	if tl := m.tagList(it.tags); len(tl) > 0 {
+		tags := make([]any, len(tl))
+		for i, t := range tl {
+			tags[i] = m.s(t)
 		}
 		o = append(o, model.Field{Key: "tags", Value: tags})
 	}
