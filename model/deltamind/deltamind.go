@@ -361,9 +361,11 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 	}
 	if write {
 		lin.claimed = ns.v
+		id := uint64(0)
 		if cp == nil {
-			lin.steps = append(lin.steps, step{ns.v, lin.identity(f, ev)})
+			id = lin.identity(f, ev)
 		}
+		lin.steps = append(lin.steps, id)
 	}
 	ns.lin = lin
 	switch l.typ {

@@ -33,9 +33,10 @@ type lineage struct {
 	mu sync.Mutex
 	// claimed is the newest version handed out to a state.
 	claimed int64
-	// steps are the identities of the lines that recorded entries, by
-	// version; checkpoint lines, which only change the state, record none.
-	steps []step
+	// steps[v-1] is the identity of the line that recorded version v,
+	// or 0 for a checkpoint line, which only changes the state and
+	// records no entries (identity is never 0).
+	steps []uint64
 	// srcs are the event sources seen, so an identity can name one by index.
 	srcs []io.ReaderAt
 
@@ -47,10 +48,8 @@ type lineage struct {
 	// vers are the versions of items after their first, in the order
 	// they were recorded (so by v).
 	vers []ver
-	// ids maps the seeded hash of an item's id (idHash) to its index;
-	// idsX holds the ids whose hash an earlier id has.
-	ids           map[uint64]int32
-	idsX          map[string]int32
+	// ids finds an item's index by its id.
+	ids           idTable
 	rejected      []rejection
 	disagreements []disagreement
 	// mem holds what the items and lists point to (see store).
@@ -73,13 +72,6 @@ type lineage struct {
 	kept []state
 }
 
-// step is the identity of the line that recorded the entries of one
-// version.
-type step struct {
-	v  int64
-	id uint64
-}
-
 // slot is one item: the versions it went through, from its creation.
 type slot struct {
 	v    int64  // the version that created it
@@ -95,7 +87,7 @@ type ver struct {
 }
 
 func newLineage() *lineage {
-	return &lineage{ids: map[uint64]int32{}, counts: []classCounts{{}}, move: noMove, item: -1}
+	return &lineage{counts: []classCounts{{}}, move: noMove, item: -1}
 }
 
 // An item's class is what the projections' sections select it by: its
@@ -180,7 +172,10 @@ func (l *lineage) identity(f format, ev model.Event) uint64 {
 	binary.LittleEndian.PutUint64(b[24:], uint64(reflect.ValueOf(f.snap).Pointer()))
 	h.Write(b[:])
 	h.Write(ev.Raw)
-	return h.Sum64()
+	if id := h.Sum64(); id != 0 {
+		return id
+	}
+	return 1 // 0 stands for no step
 }
 
 // srcIndex returns the index of src among the sources seen, adding it.
@@ -203,11 +198,10 @@ func (l *lineage) srcIndex(src io.ReaderAt) int {
 
 // stepAt returns the identity recorded for version v.
 func (l *lineage) stepAt(v int64) (uint64, bool) {
-	i := sort.Search(len(l.steps), func(i int) bool { return l.steps[i].v >= v })
-	if i < len(l.steps) && l.steps[i].v == v {
-		return l.steps[i].id, true
+	if v < 1 || v > int64(len(l.steps)) || l.steps[v-1] == 0 {
+		return 0, false
 	}
-	return 0, false
+	return l.steps[v-1], true
 }
 
 // get returns item id as of version v and its index in creation order.
@@ -230,34 +224,77 @@ func (l *lineage) at(i int32, v int64) *item {
 	return l.mem.items.at(s.it)
 }
 
-// idHash is the key of id in ids.
-func idHash(id string) uint64 { return maphash.String(seed, id) }
+// An idTable finds items by id: an open-addressing hash table (linear
+// probing) of entries that hold 32 bits of a seeded hash of the id and the
+// item's index plus one (0 is an empty entry). Ids whose hashes collide
+// are told apart by the ids the items hold.
+type idTable struct {
+	e []uint64
+	n int
+}
+
+// idHash is the hash of id the table keeps.
+func idHash(id string) uint32 { return uint32(maphash.String(seed, id)) }
+
+// idOf returns the id of item i.
+func (l *lineage) idOf(i int32) string { return l.mem.s(l.mem.items.at(l.items[i].it).id) }
 
 // lookup returns the index of the item whose id is id.
 func (l *lineage) lookup(id string) (int32, bool) {
-	i, ok := l.ids[idHash(id)]
-	if !ok {
+	t := &l.ids
+	if len(t.e) == 0 {
 		return 0, false
 	}
-	if l.mem.s(l.mem.items.at(l.items[i].it).id) == id {
-		return i, true
+	h := idHash(id)
+	mask := uint64(len(t.e) - 1)
+	for p := uint64(h) & mask; ; p = (p + 1) & mask {
+		e := t.e[p]
+		if e == 0 {
+			return 0, false
+		}
+		if uint32(e>>32) == h && l.idOf(int32(uint32(e)-1)) == id {
+			return int32(uint32(e) - 1), true
+		}
 	}
-	i, ok = l.idsX[id]
-	return i, ok
 }
 
-// addID records that the item at index i has id id (a string of mem).
+// addID records that the item at index i has id id, in place of the item
+// that had it.
 func (l *lineage) addID(id string, i int32) {
+	t := &l.ids
+	if 4*(t.n+1) > 3*len(t.e) {
+		old := t.e
+		t.e = make([]uint64, max(2*len(old), 64))
+		for _, e := range old {
+			if e != 0 {
+				t.put(e)
+			}
+		}
+	}
 	h := idHash(id)
-	j, ok := l.ids[h]
-	if !ok || l.mem.s(l.mem.items.at(l.items[j].it).id) == id {
-		l.ids[h] = i
-		return
+	mask := uint64(len(t.e) - 1)
+	for p := uint64(h) & mask; ; p = (p + 1) & mask {
+		e := t.e[p]
+		if e == 0 {
+			t.e[p] = uint64(h)<<32 | uint64(uint32(i)+1)
+			t.n++
+			return
+		}
+		if uint32(e>>32) == h && l.idOf(int32(uint32(e)-1)) == id {
+			t.e[p] = uint64(h)<<32 | uint64(uint32(i)+1)
+			return
+		}
 	}
-	if l.idsX == nil {
-		l.idsX = map[string]int32{}
+}
+
+// put adds entry e to the table, which has room and does not hold it.
+func (t *idTable) put(e uint64) {
+	mask := uint64(len(t.e) - 1)
+	p := (e >> 32) & mask
+	for t.e[p] != 0 {
+		p = (p + 1) & mask
 	}
-	l.idsX[id] = i
+	t.e[p] = e
 }
 
 // set records item it at version v, the newest version of the lineage:
@@ -282,14 +319,12 @@ func (l *lineage) set(i int32, it *item, v int64) {
 // appending to either side reallocates) and the store's chunks.
 func (l *lineage) fork(s *state) *lineage {
 	v := s.v
-	i := sort.Search(len(l.steps), func(i int) bool { return l.steps[i].v > v })
 	k := sort.Search(len(l.vers), func(j int) bool { return l.vers[j].v > v })
 	nl := &lineage{
-		steps:         l.steps[:i:i],
+		steps:         l.steps[:v:v],
 		srcs:          l.srcs[:len(l.srcs):len(l.srcs)],
 		items:         make([]slot, s.nItems),
 		vers:          l.vers[:k:k],
-		ids:           make(map[uint64]int32, s.nItems),
 		rejected:      l.rejected[:s.nRejected:s.nRejected],
 		disagreements: l.disagreements[:s.nDisagreements:s.nDisagreements],
 		mem:           l.mem.fork(),

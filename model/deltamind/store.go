@@ -65,7 +65,7 @@ func (p *pool[T]) add(vs []T) ref {
 		}
 		p.chunks = append(p.chunks, make([]T, 0, max(size, n)))
 		c++
-		if c >= 1<<(40-chunkBits) {
+		if c >= 1<<(39-chunkBits) { // the top bit of a str marks a packed time
 			panic("deltamind: lineage pool overflow")
 		}
 	}
@@ -134,7 +134,45 @@ func (m *store) fork() store {
 
 // str returns s kept in the store.
 func (m *store) str(s string) str {
+	if r, ok := packTime(s); ok {
+		return r
+	}
 	return str(m.bytes.add(unsafe.Slice(unsafe.StringData(s), len(s))))
+}
+
+// packedTime marks a str that holds a time, not a ref: journals stamp
+// every delta with a Date.toISOString ("2026-02-02T07:07:06.669Z"),
+// which a str holds as the number its 17 digits make.
+const packedTime = 1 << 63
+
+// timeDigits are the positions of the digits in such a time.
+var timeDigits = [17]uint8{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22}
+
+// packTime returns s as a packed time, when it is written as one.
+func packTime(s string) (str, bool) {
+	if len(s) != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z' {
+		return 0, false
+	}
+	var n uint64
+	for _, i := range timeDigits {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return str(packedTime | n), true
+}
+
+// unpackTime returns the time r holds as written.
+func unpackTime(r str) string {
+	b := []byte("0000-00-00T00:00:00.000Z")
+	n := uint64(r) &^ packedTime
+	for i := len(timeDigits) - 1; i >= 0; i-- {
+		b[timeDigits[i]] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b)
 }
 
 // raw returns b kept in the store.
@@ -142,12 +180,20 @@ func (m *store) raw(b []byte) str { return str(m.bytes.add(b)) }
 
 // s returns the string r addresses (a view of the store, never changed).
 func (m *store) s(r str) string {
+	if r&packedTime != 0 {
+		return unpackTime(r)
+	}
 	b := m.bytes.get(ref(r))
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // b returns the bytes r addresses; the caller must not modify them.
-func (m *store) b(r str) []byte { return m.bytes.get(ref(r)) }
+func (m *store) b(r str) []byte {
+	if r&packedTime != 0 {
+		return []byte(unpackTime(r))
+	}
+	return m.bytes.get(ref(r))
+}
 
 // keep returns s kept in the store, sharing the copy of the string of set
 // it equals (cache holds those copies, by index in set).
