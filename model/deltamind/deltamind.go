@@ -375,7 +375,7 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 			if write {
 				m := &lin.mem
 				lin.disagreements = append(lin.disagreements, disagreement{
-					pos: ev.Pos, seq: m.raw(l.seq), kind: m.kind(d.kind), target: m.str(d.target()), reason: m.str(reason),
+					pos: ev.Pos, seq: m.raw(l.seq), kind: m.kind(d.kind), target: m.str(d.target()), reason: m.text(reason),
 				})
 			}
 		}
@@ -385,7 +385,7 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 			m := &lin.mem
 			lin.rejected = append(lin.rejected, rejection{
 				pos: ev.Pos, seq: m.raw(l.seq), kind: m.kind(d.kind), target: m.str(d.target()),
-				reason: m.str(l.reason), timestamp: m.str(l.timestamp),
+				reason: m.text(l.reason), timestamp: m.str(l.timestamp),
 			})
 		}
 	case "checkpoint":
@@ -540,22 +540,22 @@ func (f format) reconcile(ns *state, d *delta, write bool) string {
 		it := *old
 		switch d.kind {
 		case "decision_revised":
-			it.summary = m.str(d.summary)
+			it.summary = m.text(d.summary)
 			if d.confidence != "" {
 				it.confidence = m.conf(d.confidence)
 			}
 		case "constraint_revised":
-			it.summary = m.str(d.summary)
+			it.summary = m.text(d.summary)
 			if d.mode != "" {
 				it.tags = unionTags(m, old.tags, []string{d.mode})
 				it.branch = hasTag(m, it.tags, "branch")
 			}
 		case "task_closed":
 			it.status = sResolved
-			it.summary = m.str(m.s(old.summary) + " → " + d.resolution)
+			it.summary = m.text(m.s(old.summary) + " → " + d.resolution)
 		case "item_superseded":
 			it.status = sSuperseded
-			it.summary = m.str(m.s(old.summary) + " [superseded: " + d.reason + "]")
+			it.summary = m.text(m.s(old.summary) + " [superseded: " + d.reason + "]")
 		}
 		it.turns = appendTurns(m, old.turns, d.turns)
 		it.lastTouched = m.str(d.timestamp)

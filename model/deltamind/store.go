@@ -117,9 +117,32 @@ type store struct {
 	// The strs of the constants of confidences and deltaKinds, once kept.
 	confs [4]str  // as many as confidences
 	kinds [11]str // as many as deltaKinds
+	// texts caches the copies of the first texts kept with text; not
+	// shared by forks.
+	texts map[string]str
 	// Scratch buffers for building lists; not shared by forks.
 	tbuf []turn
 	sbuf []str
+}
+
+// maxTexts bounds the size of a store's texts.
+const maxTexts = 1 << 16
+
+// text returns s kept in the store, sharing the copy with the texts kept
+// before when it is in the cache: for the summaries, resolutions and
+// reasons journals repeat.
+func (m *store) text(s string) str {
+	if r, ok := m.texts[s]; ok {
+		return r
+	}
+	r := m.str(s)
+	if len(m.texts) < maxTexts {
+		if m.texts == nil {
+			m.texts = map[string]str{}
+		}
+		m.texts[m.s(r)] = r
+	}
+	return r
 }
 
 // turn is one entry of an item's sourceTurns: the turnId and the offset
