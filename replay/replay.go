@@ -181,14 +181,7 @@ func Fold(j *journal.Journal, f model.Format, fn func(pos int, s model.State)) e
 
 // JSON returns the full state object after pos, as `rewind state` prints it.
 func (r *Replay) JSON(pos int) (model.Object, error) {
-	s, err := r.StateAt(pos)
-	if err != nil {
-		return nil, err
-	}
-	if n := r.Events(); pos > n {
-		pos = n
-	}
-	return model.StateJSON(r.F, s, pos), nil
+	return r.stateObject(pos, model.StateJSON)
 }
 
 // StreamJSON is JSON with the format's StreamView (model.StreamStateJSON):
@@ -196,6 +189,12 @@ func (r *Replay) JSON(pos int) (model.Object, error) {
 // written. For printing the whole state; the result reads the journal
 // when written, so write it before the replay's journal is closed.
 func (r *Replay) StreamJSON(pos int) (model.Object, error) {
+	return r.stateObject(pos, model.StreamStateJSON)
+}
+
+// stateObject returns view of the state after pos, pos clamped to the
+// events indexed.
+func (r *Replay) stateObject(pos int, view func(model.Format, model.State, int) model.Object) (model.Object, error) {
 	s, err := r.StateAt(pos)
 	if err != nil {
 		return nil, err
@@ -203,5 +202,5 @@ func (r *Replay) StreamJSON(pos int) (model.Object, error) {
 	if n := r.Events(); pos > n {
 		pos = n
 	}
-	return model.StreamStateJSON(r.F, s, pos), nil
+	return view(r.F, s, pos), nil
 }

@@ -38,27 +38,36 @@ func journals(t *testing.T) []string {
 	return out
 }
 
+// straightFold opens p and returns the state JSON after every event, by
+// the straightforward fold.
+func straightFold(t *testing.T, p string) (*app.Session, [][]byte) {
+	t.Helper()
+	s, err := app.OpenPath(p, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][]byte
+	err = replay.Fold(s.J, s.F, func(pos int, st model.State) {
+		b, err := model.StateJSON(s.F, st, pos).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, b)
+	})
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	return s, want
+}
+
 // The state at every position, reached through keyframes, the live tip and
 // random jumps, equals the state of the straightforward fold.
 func TestStateAtEqualsStraightFold(t *testing.T) {
 	for _, p := range journals(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			s, err := app.OpenPath(p, app.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, want := straightFold(t, p)
 			defer s.Close()
-			var want [][]byte
-			err = replay.Fold(s.J, s.F, func(pos int, st model.State) {
-				b, err := model.StateJSON(s.F, st, pos).MarshalJSON()
-				if err != nil {
-					t.Fatal(err)
-				}
-				want = append(want, b)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			if len(want) == 0 {
 				t.Fatal("no events")
 			}
@@ -105,18 +114,8 @@ func TestDiffPaths(t *testing.T) {
 func TestFollowFoldsTheNextEvent(t *testing.T) {
 	for _, p := range journals(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			s, err := app.OpenPath(p, app.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, want := straightFold(t, p)
 			defer s.Close()
-			var want [][]byte
-			if err := replay.Fold(s.J, s.F, func(pos int, st model.State) {
-				b, _ := model.StateJSON(s.F, st, pos).MarshalJSON()
-				want = append(want, b)
-			}); err != nil {
-				t.Fatal(err)
-			}
 			r := replay.New(s.J, s.F)
 			r.K = 16
 			var first model.Event
