@@ -155,7 +155,12 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 			if b.data == nil {
 				next = b.long.Off + b.long.Len + 1
 			}
-			ix.reserve(total+len(b.recs), next-pos, size-pos)
+			if len(ix.recs)+len(b.recs) > cap(ix.recs) {
+				// Only when the block does not fit: re-estimating at
+				// every block would copy a sampled reservation as soon
+				// as the first blocks run denser than the file.
+				ix.reserve(total+len(b.recs), next-pos, size-pos)
+			}
 			base := ix.commit(b.recs, b.bad, next, line, 0)
 			if fn != nil && b.data != nil {
 				fn(b.data, b.off, ix.Records()[base:])
