@@ -13,7 +13,11 @@ import (
 // lines are skipped without being held in memory and marked.
 const DefaultMaxRecord = 16 << 20
 
-const chunkSize = 4 << 20
+// chunkSize is the size of a block read and classified at once. 1 MiB
+// blocks index 1 GB about 8% faster than 4 MiB blocks (a block a worker
+// classifies is still in cache from the read) and keep 18 MiB fewer read
+// buffers resident; smaller blocks gain nothing more (see BENCHMARKS.md).
+const chunkSize = 1 << 20
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
@@ -96,7 +100,7 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 	chunk := ix.chunk
 	if chunk <= 0 {
 		// Small reads for small work: a live tail's few new lines cost
-		// no 4 MiB buffer.
+		// no 1 MiB buffer.
 		chunk = min(max(size-pos, 64<<10), chunkSize)
 	}
 	workers := min(runtime.GOMAXPROCS(0), 2)
