@@ -42,7 +42,11 @@ func writeIndented(w *bufio.Writer, v any, depth int) error {
 			}
 		})
 	case model.Lazy:
-		return writeItems(w, depth, x.Object, x.Each)
+		each := x.Each
+		if x.Len >= aheadMin {
+			each = readAhead(x.Each)
+		}
+		return writeItems(w, depth, x.Object, each)
 	}
 	return writeScalar(w, v, depth)
 }
@@ -127,4 +131,87 @@ func writeScalar(w *bufio.Writer, v any, depth int) error {
 	}
 	_, err = w.Write(render.SafeJSON(b))
 	return err
+}
+
+// Read-ahead of long lazy lists: their items are made (read back from the
+// journal and decoded) on a second goroutine while the first escapes and
+// writes the ones before, so that `rewind state` uses both CPUs.
+const (
+	aheadMin   = 64        // shorter lists are written as they come
+	aheadItems = 64        // items per batch at most
+	aheadBytes = 256 << 10 // string bytes per batch, about, at most
+)
+
+// readAhead returns an each that yields what each yields, in order, while
+// each runs on its own goroutine up to two batches ahead (a batch ends at
+// aheadItems items or aheadBytes of their strings, so that large items do
+// not pile up). each must not depend on the calling goroutine: Lazy.Each
+// reads through its own reader. When yield returns false, each is told
+// to stop and readAhead returns once it has.
+func readAhead(each func(yield func(any) bool)) func(yield func(any) bool) {
+	return func(yield func(any) bool) {
+		batches := make(chan []any, 1)
+		stop := make(chan struct{})
+		go func() {
+			defer close(batches)
+			var batch []any
+			size := 0
+			send := func() bool {
+				select {
+				case batches <- batch:
+					batch, size = make([]any, 0, aheadItems), 0
+					return true
+				case <-stop:
+					return false
+				}
+			}
+			each(func(v any) bool {
+				batch = append(batch, v)
+				if size += stringBytes(v); len(batch) >= aheadItems || size >= aheadBytes {
+					return send()
+				}
+				return true
+			})
+			if len(batch) > 0 {
+				send()
+			}
+		}()
+		defer func() {
+			close(stop)
+			for range batches { // wait for each to return
+			}
+		}()
+		for b := range batches {
+			for _, v := range b {
+				if !yield(v) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// stringBytes is about how many bytes of text v holds: the lengths of its
+// strings, its keys and its nested values' strings. A Lazy counts as empty
+// (its items are made when it is written).
+func stringBytes(v any) int {
+	switch x := v.(type) {
+	case string:
+		return len(x)
+	case model.Field:
+		return len(x.Key) + stringBytes(x.Value)
+	case model.Object:
+		n := 0
+		for _, f := range x {
+			n += len(f.Key) + stringBytes(f.Value)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range x {
+			n += stringBytes(e)
+		}
+		return n
+	}
+	return 8
 }

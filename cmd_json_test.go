@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rewind-tui/rewind/model"
@@ -70,5 +74,66 @@ func TestWriteJSONLazy(t *testing.T) {
 	}
 	if bytes.ContainsAny(plain.Bytes(), "\x1b\x07\u202e") {
 		t.Fatalf("terminal controls written raw:\n%q", plain.String())
+	}
+}
+
+// A long lazy list (read ahead on a second goroutine, in batches cut by
+// count and by size) is written item for item as the same list held in
+// memory, in order, nested lazy lists included.
+func TestWriteJSONReadAheadKeepsOrder(t *testing.T) {
+	var msgs []any
+	for i := range 5000 {
+		content := strings.Repeat("x", i%97)
+		if i%1000 == 7 {
+			content = strings.Repeat("big\n", 100<<10) // 400 KiB: a batch of its own
+		}
+		msgs = append(msgs, model.Object{{Key: "i", Value: i}, {Key: "content", Value: content},
+			{Key: "calls", Value: []any{fmt.Sprint("call_", i)}}})
+	}
+	state := model.Object{{Key: "messages", Value: msgs}}
+	var plain, lazy bytes.Buffer
+	if err := writeJSON(&plain, state); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(&lazy, model.Object{{Key: "messages", Value: lazyOf(msgs)}}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(lazy.Bytes(), plain.Bytes()) {
+		t.Fatalf("read-ahead output differs from the list held in memory (%d bytes against %d)", lazy.Len(), plain.Len())
+	}
+}
+
+// failAfter accepts n bytes, then fails every write, as a closed pipe does.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		n := f.n
+		f.n = 0
+		return n, errors.New("broken pipe")
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// When the output fails (rewind state | head), writing stops with the
+// error, and the list stops being read: the items made are a few batches
+// past what was written, not the whole journal.
+func TestWriteJSONReadAheadStopsOnError(t *testing.T) {
+	var made atomic.Int64
+	list := model.Lazy{Len: 1_000_000, Each: func(yield func(any) bool) {
+		for i := range 1_000_000 {
+			made.Add(1)
+			if !yield(model.Object{{Key: "content", Value: strings.Repeat("y", 100)}, {Key: "i", Value: i}}) {
+				return
+			}
+		}
+	}}
+	err := writeJSON(&failAfter{n: 200 << 10}, model.Object{{Key: "messages", Value: list}})
+	if err == nil || !strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("writeJSON to a failing writer: %v, want the write error", err)
+	}
+	if n := made.Load(); n > 10_000 {
+		t.Fatalf("%d items made after the output failed at about 1,500: the list was not told to stop", n)
 	}
 }
