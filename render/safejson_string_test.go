@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -26,4 +27,16 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatalf("AppendJSONString(%q) = %s, want %s", s, got[1:], want)
 		}
 	})
+}
+
+// BenchmarkAppendJSONString escapes tool output like a Delta Engine
+// observation: mostly ASCII, a newline every line, some quotes.
+func BenchmarkAppendJSONString(b *testing.B) {
+	line := `  src/auth/session.ts:42:  const token = req.headers["authorization"]; // TODO: refresh`
+	s := strings.Repeat(line+"\n", 200)
+	dst := make([]byte, 0, 2*len(s))
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		dst = AppendJSONString(dst[:0], s)
+	}
 }
