@@ -51,6 +51,7 @@ func refused(format string, a ...any) error {
 
 // globalFlags are the flags every command shares.
 type globalFlags struct {
+	stderr    io.Writer // where progress goes, when it is a terminal
 	format    string
 	maxRecord int64
 	debug     string
@@ -96,7 +97,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 var errQuiet = errors.New("")
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	g := &globalFlags{}
+	g := &globalFlags{stderr: stderr}
 	root := &cobra.Command{
 		Use:   "rewind [PATH]",
 		Short: "Inspect, replay and decide on AI-agent journals",
@@ -154,12 +155,52 @@ func (g *globalFlags) open(path string) (*app.Session, error) {
 
 // openPrefix is open indexing only the first prefix bytes (see
 // app.Options.Prefix); 0 indexes the whole journal.
+//
+// A large journal read whole is read after its first MiB with progress on
+// stderr (startProgress), which is erased before open returns.
 func (g *globalFlags) openPrefix(path string, prefix int64) (*app.Session, error) {
-	s, err := app.OpenPath(path, app.Options{Format: g.format, MaxRecord: g.maxRecord, Prefix: prefix})
+	t, err := app.Resolve(path)
 	if err != nil {
 		return nil, usageErr("%s", describeOpenError(path, err))
 	}
+	whole := false
+	if st, err := os.Stat(t.Journal); err == nil && prefix == 0 && showsProgress(g.stderr, st.Size()) {
+		whole, prefix = true, foldPrefix
+	}
+	s, err := app.Open(t, app.Options{Format: g.format, MaxRecord: g.maxRecord, Prefix: prefix})
+	if err != nil {
+		return nil, usageErr("%s", describeOpenError(path, err))
+	}
+	if whole {
+		err := g.withProgress(s, func() error {
+			st, err := s.J.File().Stat()
+			if err == nil {
+				_, err = s.J.UpdateTo(st.Size())
+			}
+			return err
+		})
+		if err != nil {
+			s.Close()
+			return nil, usageErr("%s", describeOpenError(path, err))
+		}
+		s.Redetect()
+	}
 	return s, nil
+}
+
+// withProgress runs read, which reads the rest of s's journal, with
+// progress on stderr when it is a terminal and the journal is large.
+func (g *globalFlags) withProgress(s *app.Session, read func() error) error {
+	st, err := s.J.File().Stat()
+	if err != nil {
+		return err
+	}
+	p := startProgress(g.stderr, s.J.Path, st.Size(), func() (int64, int) {
+		_, evs := s.J.Index.Counts()
+		return s.J.Index.Consumed(), evs
+	})
+	defer p.End()
+	return read()
 }
 
 // openLast opens path for a one-shot command that wants the state after
@@ -171,7 +212,7 @@ func (g *globalFlags) openLast(path string) (*app.Session, error) {
 		return nil, err
 	}
 	s.R.OneShot()
-	if err := s.FoldWhileIndexing(); err != nil {
+	if err := g.withProgress(s, s.FoldWhileIndexing); err != nil {
 		s.Close()
 		return nil, usageErr("%s", describeOpenError(path, err))
 	}

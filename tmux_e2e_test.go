@@ -144,3 +144,34 @@ func TestTmuxDemoApprove(t *testing.T) {
 	s.send("q")
 	s.waitFor("REWIND-EXITED 0")
 }
+
+// rewind state on a large journal, its output redirected, shows how far the
+// reading is on the terminal, then erases the line: the shell prompt comes
+// back on a clean line.
+func TestTmuxProgressOnLargeJournal(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed for the terminal tests: apt-get install tmux (.ci/run installs it)")
+	}
+	bin := rewindBin(t)
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	// About 180 MB of DeltaMind: folding it takes a second or two here.
+	if out, err := exec.Command(bin, "demo", "--out", path, "--events", "600000", "--format", "deltamind").CombinedOutput(); err != nil {
+		t.Fatalf("rewind demo --out: %v: %s", err, out)
+	}
+	name := fmt.Sprintf("rewind-test-%d", time.Now().UnixNano())
+	cmd := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "10",
+		"env TERM=xterm-256color "+bin+" state '"+path+"' >/dev/null; echo REWIND-EXITED $?; sleep 60")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	s := &tmuxSession{t: t, name: name}
+	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", name).Run() })
+	scr := s.waitFor("rewind: reading big.jsonl", " MiB of 17", "events")
+	if strings.Contains(scr, "REWIND-EXITED") {
+		t.Fatalf("progress shown after the command ended:\n%s", scr)
+	}
+	scr = s.waitFor("REWIND-EXITED 0")
+	if strings.Contains(scr, "rewind: reading") || strings.Contains(scr, "MiB of") {
+		t.Fatalf("the progress line was left on the terminal:\n%s", scr)
+	}
+}

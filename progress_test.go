@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer the progress goroutine and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Reading a large journal shows how far it is (bytes of the total, the
+// percentage, the rate, the events) on one line rewritten in place, with
+// the file's name made safe, and erases it when the reading is over.
+func TestProgressLine(t *testing.T) {
+	var w syncBuffer
+	p := newProgress(&w, "/runs/evil\x1b]0;pwned\x07.jsonl", 200<<20, func() (int64, int) { return 50 << 20, 1234 })
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(w.String(), "of 200.0 MiB") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.End()
+	out := w.String()
+	for _, want := range []string{"\rrewind: reading evil", "50.0 MiB of 200.0 MiB (25%)", "1234 events", "/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress line %q lacks %q", out, want)
+		}
+	}
+	if strings.Contains(out, "\x1b]") || strings.Contains(out, "\x07") {
+		t.Errorf("the file name's terminal controls were written raw: %q", out)
+	}
+	if !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("the line was not erased at the end: %q", out)
+	}
+}
+
+// Work that ends within the delay shows nothing, and stderr that is not a
+// terminal (a file, a pipe, a buffer) never gets a progress line.
+func TestProgressQuiet(t *testing.T) {
+	var w syncBuffer
+	newProgress(&w, "j.jsonl", 1<<30, func() (int64, int) { return 0, 0 }).End()
+	if w.String() != "" {
+		t.Errorf("progress of quick work wrote %q", w.String())
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, stderr := range []io.Writer{f, &w} {
+		if p := startProgress(stderr, "j.jsonl", 1<<30, nil); p != nil {
+			p.End()
+			t.Errorf("progress started on %T, which is not a terminal", stderr)
+		}
+	}
+	var nilProgress *progress
+	nilProgress.End() // what startProgress gives when it shows nothing
+}
