@@ -51,6 +51,12 @@ func runTUI(ctx context.Context, g *globalFlags, path string, o tuiOptions) erro
 // fits the first frame.
 const initialIndex = 4 << 20
 
+// initialHold is the longest the rest of a large journal waits to be
+// indexed while the first screen is drawn (the TUI says when it is up,
+// usually sooner: tui.Options.FirstFrame). Drawing it beside two indexing
+// workers took 106-128 ms (medians, 2 GB journals) against 84-90 ms.
+const initialHold = 300 * time.Millisecond
+
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
@@ -62,15 +68,16 @@ func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOp
 	opts := app.Options{Format: g.format, MaxRecord: g.maxRecord}
 	var sess *app.Session
 	var updates <-chan tail.Update
+	var resume func()
 	if t.Journal != "" {
 		// Index the first few MiB before the first screen and the rest in
 		// the background, with a progress bar: a 1 GB journal opens at once.
-		f, err := tail.Follow(ctx, t.Journal, tail.Options{MaxRecord: g.maxRecord, Initial: initialIndex})
+		f, err := tail.Follow(ctx, t.Journal, tail.Options{MaxRecord: g.maxRecord, Initial: initialIndex, Hold: initialHold})
 		if err != nil {
 			return usageErr("%s", describeOpenError(t.Journal, err))
 		}
 		defer f.Close()
-		updates = f.Updates()
+		updates, resume = f.Updates(), f.Resume
 		if j := f.Journal(); j != nil {
 			s, err := app.FromJournal(t, j, opts)
 			if err != nil {
@@ -107,7 +114,8 @@ func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOp
 		Session: func(t journal.Target, j *journal.Journal) (*app.Session, error) {
 			return app.FromJournal(t, j, opts)
 		},
-		Updates: updates,
+		Updates:    updates,
+		FirstFrame: resume,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {

@@ -58,6 +58,10 @@ type Options struct {
 	// Updates, when not nil, are the journal follower's reports (fsnotify
 	// plus a slow re-check); without it the journal is polled every Poll.
 	Updates <-chan tail.Update
+	// FirstFrame, when not nil, is called once, on its own goroutine, a
+	// frame after the first state is shown (tail.Follower.Resume: the
+	// backlog of a large journal is indexed once the first screen is up).
+	FirstFrame func()
 }
 
 type focus int
@@ -69,14 +73,19 @@ const (
 	numPanes
 )
 
+// frameTime is one frame of the terminal renderer (60 per second): what
+// FirstFrame waits for the first screen to be written.
+const frameTime = time.Second / 60
+
 // Model is the root model.
 type Model struct {
-	o      Options
-	keys   keymap.Map
-	st     render.Styles
-	md     *render.Markdown
-	target journal.Target
-	sess   *app.Session
+	o          Options
+	firstShown bool // FirstFrame was called
+	keys       keymap.Map
+	st         render.Styles
+	md         *render.Markdown
+	target     journal.Target
+	sess       *app.Session
 
 	w, h  int
 	focus focus
@@ -564,7 +573,12 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.proj.SetYOffset(off)
 		}
 		m.shownGen = m.gen
-		return m, m.afterState(msg.bp)
+		cmd := m.afterState(msg.bp)
+		if ff := m.o.FirstFrame; ff != nil && !m.firstShown {
+			m.firstShown = true
+			cmd = tea.Batch(cmd, func() tea.Msg { time.Sleep(frameTime); ff(); return nil })
+		}
+		return m, cmd
 	case openedMsg:
 		return m.runOpened(msg)
 	case allPendingMsg:

@@ -68,3 +68,33 @@ func TestIndexingInBackground(t *testing.T) {
 	}
 	w.quit(t)
 }
+
+// FirstFrame (the follower's Resume: the rest of a large journal is indexed
+// once the first screen is up) is called once, after the first state is
+// on screen, and not again as the user moves.
+func TestFirstFrameCalledOnceAfterFirstState(t *testing.T) {
+	target := journal.Target{Journal: streamFixture}
+	sess, err := app.Open(target, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	calls := make(chan struct{}, 8)
+	m := New(target, sess, Options{Dark: true, Keys: keymap.Default(), Poll: time.Hour, As: "tester",
+		Now: func() time.Time { return fixedNow }, FirstFrame: func() { calls <- struct{}{} }})
+	w := start(t, m, 140, 40)
+	w.waitFor(t, "State after #")
+	select {
+	case <-calls:
+	case <-time.After(5 * time.Second):
+		t.Fatal("FirstFrame was not called after the first state was shown")
+	}
+	w.keys("k", "k", "g")
+	w.waitFor(t, "State after #1 ")
+	select {
+	case <-calls:
+		t.Fatal("FirstFrame was called again after a move")
+	case <-time.After(200 * time.Millisecond):
+	}
+	w.quit(t)
+}

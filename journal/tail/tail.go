@@ -103,6 +103,11 @@ type Options struct {
 	// Step is the most bytes indexed in one go while catching up with a
 	// backlog (DefaultStep, 32 MiB, when <= 0).
 	Step int64
+	// Hold, with Initial, starts indexing the backlog only when Resume is
+	// called, or after Hold without it (0: at once): the caller draws its
+	// first screen from the Initial bytes with both CPUs instead of beside
+	// two indexing workers.
+	Hold time.Duration
 
 	// noWatch makes the Follower poll only, as when inotify is unavailable
 	// (tests).
@@ -315,7 +320,10 @@ func Follow(ctx context.Context, path string, o Options) (*Follower, error) {
 		f.phase = following
 		f.refresh(j)
 		f.checkIncomplete(j, time.Now())
-		if o.Initial > 0 {
+		switch {
+		case o.Initial > 0 && o.Hold > 0:
+			time.AfterFunc(o.Hold, f.markDirty) // unless Resume comes first
+		case o.Initial > 0:
 			f.markDirty() // index the rest at once, in steps
 		}
 	case errors.Is(err, fs.ErrNotExist):
@@ -434,6 +442,11 @@ func (f *Follower) relevant(ev fsnotify.Event) bool {
 	}
 	return strings.HasPrefix(name, f.stem) && !strings.HasSuffix(name, ".lock")
 }
+
+// Resume starts indexing the backlog held back by Options.Hold (the
+// caller's first screen is up). It may be called any number of times, from
+// any goroutine; without Hold it only asks for a check of the file.
+func (f *Follower) Resume() { f.markDirty() }
 
 func (f *Follower) markDirty() {
 	select {

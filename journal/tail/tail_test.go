@@ -689,3 +689,25 @@ func TestInitialThenCatchUpInSteps(t *testing.T) {
 	}
 	noKind(t, h, Reset, Error)
 }
+
+// With Hold, the backlog of a journal opened with Initial waits for Resume
+// (the caller's first screen is up), then is indexed in full; without
+// Resume it is indexed once Hold has passed.
+func TestHoldWaitsForResume(t *testing.T) {
+	s, ks := lines("a", "k", 3000)
+	h := follow(t, journalPath(t, s), Options{Initial: 4096, Step: 16 << 10, Hold: time.Hour, Poll: time.Hour})
+	first := keys(h.f.Journal())
+	if len(first) == 0 || len(first) >= len(ks) {
+		t.Fatalf("Follow returned with %d of %d records; want a prefix", len(first), len(ks))
+	}
+	h.drain(300 * time.Millisecond)
+	if got := keys(h.f.Journal()); len(got) != len(first) {
+		t.Fatalf("the backlog was indexed before Resume: %d records, then %d", len(first), len(got))
+	}
+	h.f.Resume()
+	h.converge(ks...)
+
+	h = follow(t, journalPath(t, s), Options{Initial: 4096, Step: 16 << 10, Hold: 50 * time.Millisecond})
+	h.converge(ks...)
+	noKind(t, h, Reset, Error)
+}
