@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/render"
@@ -26,73 +25,111 @@ func writeJSON(w io.Writer, v any) error {
 func writeIndented(w *bufio.Writer, v any, depth int) error {
 	switch x := v.(type) {
 	case model.Object:
-		return writeItems(w, depth, true, func(yield func(any) bool) {
-			for _, f := range x {
-				if !yield(f) {
-					return
-				}
+		l := list{w: w, depth: depth, object: true}
+		for _, f := range x {
+			if !l.field(f.Key, f.Value) {
+				break
 			}
-		})
+		}
+		return l.end()
 	case []any:
-		return writeItems(w, depth, false, func(yield func(any) bool) {
-			for _, e := range x {
-				if !yield(e) {
-					return
-				}
+		l := list{w: w, depth: depth}
+		for _, e := range x {
+			if !l.item(e) {
+				break
 			}
-		})
+		}
+		return l.end()
 	case model.Lazy:
 		each := x.Each
 		if x.Len >= aheadMin {
 			each = readAhead(x.Each)
 		}
-		return writeItems(w, depth, x.Object, each)
+		l := list{w: w, depth: depth, object: x.Object}
+		each(func(v any) bool {
+			if x.Object {
+				f := v.(model.Field)
+				return l.field(f.Key, f.Value)
+			}
+			return l.item(v)
+		})
+		return l.end()
 	}
 	return writeScalar(w, v, depth)
 }
 
-// writeItems writes the items each yields as a JSON array, or with object
-// as the members (model.Field) of an object, one per line at depth+1,
-// holding one item at a time: this is how a model.Lazy list of a million
-// messages is written without building it.
-func writeItems(w *bufio.Writer, depth int, object bool, each func(yield func(any) bool)) error {
-	open, close := "[", "]"
-	if object {
-		open, close = "{", "}"
+// list writes the items of one JSON array, or the members of one object,
+// one per line at depth+1, as they come: this is how a model.Lazy list of
+// a million messages is written holding one at a time.
+type list struct {
+	w      *bufio.Writer
+	depth  int
+	object bool
+	n      int // items written
+	err    error
+}
+
+// next writes what goes before an item: the opening bracket or a comma,
+// a newline and the indentation.
+func (l *list) next() {
+	switch {
+	case l.n > 0:
+		l.w.WriteByte(',')
+	case l.object:
+		l.w.WriteByte('{')
+	default:
+		l.w.WriteByte('[')
 	}
-	var err error
-	n := 0
-	each(func(v any) bool {
-		if n == 0 {
-			w.WriteString(open)
+	l.n++
+	l.w.WriteByte('\n')
+	writeIndent(l.w, l.depth+1)
+}
+
+// item writes one element of an array; false when writing failed.
+func (l *list) item(v any) bool {
+	l.next()
+	l.err = writeIndented(l.w, v, l.depth+1)
+	return l.err == nil
+}
+
+// field writes one member of an object; false when writing failed.
+func (l *list) field(key string, v any) bool {
+	l.next()
+	l.w.Write(render.AppendJSONString(l.w.AvailableBuffer(), key))
+	l.w.WriteString(": ")
+	l.err = writeIndented(l.w, v, l.depth+1)
+	return l.err == nil
+}
+
+// end closes the list ([] or {} when it had no item) and returns the
+// first write error.
+func (l *list) end() error {
+	if l.err != nil {
+		return l.err
+	}
+	closing := byte(']')
+	if l.object {
+		closing = '}'
+	}
+	if l.n == 0 {
+		if l.object {
+			l.w.WriteByte('{')
 		} else {
-			w.WriteByte(',')
+			l.w.WriteByte('[')
 		}
-		n++
-		w.WriteByte('\n')
-		w.WriteString(strings.Repeat("  ", depth+1))
-		if object {
-			f := v.(model.Field)
-			if err = writeScalar(w, f.Key, depth+1); err != nil {
-				return false
-			}
-			w.WriteString(": ")
-			v = f.Value
-		}
-		err = writeIndented(w, v, depth+1)
-		return err == nil
-	})
-	if err != nil {
-		return err
+	} else {
+		l.w.WriteByte('\n')
+		writeIndent(l.w, l.depth)
 	}
-	if n == 0 {
-		_, err = w.WriteString(open + close)
-		return err
+	return l.w.WriteByte(closing)
+}
+
+// writeIndent writes two spaces per depth.
+func writeIndent(w *bufio.Writer, depth int) {
+	const spaces = "                                                                "
+	for n := 2 * depth; n > 0; n -= len(spaces) {
+		w.WriteString(spaces[:min(n, len(spaces))])
 	}
-	w.WriteByte('\n')
-	w.WriteString(strings.Repeat("  ", depth))
-	_, err = w.WriteString(close)
-	return err
 }
 
 // writeScalar writes one value as encoding/json would, escaped as by
