@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"sort"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 )
@@ -30,36 +32,26 @@ type top struct {
 	actor, metadata                      field
 }
 
-// scanner reads the top-level members of events. It keeps its decoder
-// between calls; it is not safe for concurrent use.
-type scanner struct {
-	rd  bytes.Reader
-	dec *jsontext.Decoder
-}
+// scanner reads the top-level members of events with rawjson's member
+// walk over the bytes the index has validated: no tokens are built and
+// only the values verify looks at are decoded. Not safe for concurrent use.
+type scanner struct{}
 
-func newScanner() *scanner {
-	s := &scanner{}
-	s.dec = jsontext.NewDecoder(&s.rd)
-	return s
-}
+func newScanner() *scanner { return &scanner{} }
 
 // scan reads raw, one JSON object, into t. It reports false when raw is not
 // a JSON object (the index has marked such a record already).
 func (s *scanner) scan(raw []byte, t *top) bool {
 	*t = top{}
-	s.rd.Reset(raw)
-	s.dec.Reset(&s.rd, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	tok, err := s.dec.ReadToken()
-	if err != nil || tok.Kind() != '{' {
-		return false
-	}
-	for s.dec.PeekKind() != '}' {
-		nt, err := s.dec.ReadToken()
-		if err != nil {
-			return false
+	return rawjson.Members(raw, func(n, v []byte) bool {
+		if bytes.IndexByte(n, '\\') >= 0 {
+			// A name written with escapes: compare it decoded.
+			if d, ok := rawjson.Unquote(append(append([]byte{'"'}, n...), '"')); ok {
+				n = []byte(d)
+			}
 		}
 		var f *field
-		switch nt.String() {
+		switch string(n) {
 		case "seq":
 			f = &t.seq
 		case "id":
@@ -81,26 +73,24 @@ func (s *scanner) scan(raw []byte, t *top) bool {
 		case "metadata":
 			f = &t.metadata
 		}
-		k := s.dec.PeekKind()
-		if f == nil || k == '{' || k == '[' {
-			if err := s.dec.SkipValue(); err != nil {
-				return false
-			}
-			if f != nil {
-				*f = field{kind: k}
-			}
-			continue
+		if f == nil || len(v) == 0 {
+			return true
 		}
-		vt, err := s.dec.ReadToken()
-		if err != nil {
-			return false
+		switch c := v[0]; {
+		case c == '{' || c == '[':
+			*f = field{kind: jsontext.Kind(c)}
+		case c == '"':
+			text, _ := rawjson.Unquote(v)
+			*f = field{kind: '"', text: text}
+		case c == 't' || c == 'f':
+			*f = field{kind: 't', text: string(v)}
+		case c == 'n':
+			*f = field{kind: 'n', text: string(v)}
+		default:
+			*f = field{kind: '0', text: string(v)}
 		}
-		*f = field{kind: vt.Kind(), text: vt.String()}
-		if k := vt.Kind(); k == 't' || k == 'f' {
-			f.kind = 't'
-		}
-	}
-	return true
+		return true
+	})
 }
 
 // kindName names a JSON kind for a message.
@@ -162,15 +152,16 @@ func (c *checker) events() error {
 	var (
 		t        top
 		seqs     []seqEntry
-		prev     *journal.Record // the last event with a timestamp
-		ids      map[string]int32
+		prev     *journal.Record  // the last event with a timestamp
+		ids      map[uint64]int32 // event ids seen (Durable Stream), by hash: the position of the first
+		others   map[string]int32 // ids whose hash an earlier, different id has
 		maxSeq   int64
 		seenSeqs map[int64]int32
 	)
 	format := c.rep.Format
 	switch format {
 	case model.DurableStream:
-		ids = map[string]int32{}
+		ids = map[uint64]int32{}
 	case model.Generic:
 		seenSeqs = map[int64]int32{}
 	}
@@ -202,10 +193,25 @@ func (c *checker) events() error {
 		case model.DurableStream:
 			c.durableEnvelope(r, &t)
 			if t.id.kind == '"' {
-				if first, dup := ids[t.id.text]; dup {
-					c.addAt(r, KindIDDuplicate, "event id %s repeated (first at line %d): the same event was appended twice, or two writers share ids", clip(t.id.text), first)
-				} else {
-					ids[t.id.text] = r.Line
+				// Ids are kept as 64-bit hashes (a string per event would
+				// be most of verify's memory on a large stream); a hash
+				// seen before is a repeat only if the first event's id,
+				// read back, is the same.
+				first, seen := ids[hashID(t.id.text)]
+				if seen && c.idAt(int(first), sc) != t.id.text {
+					// Another id has this hash: look this one up exactly.
+					if others == nil {
+						others = map[string]int32{}
+					}
+					first, seen = others[t.id.text]
+					if !seen {
+						others[t.id.text] = int32(ev.Pos)
+					}
+				} else if !seen {
+					ids[hashID(t.id.text)] = int32(ev.Pos)
+				}
+				if seen {
+					c.addAt(r, KindIDDuplicate, "event id %s repeated (first at line %d): the same event was appended twice, or two writers share ids", clip(t.id.text), recs[evs[first-1]].Line)
 				}
 			}
 		default:
@@ -232,6 +238,27 @@ func (c *checker) events() error {
 		c.deltaEngineSeqs(seqs)
 	}
 	return err
+}
+
+// hashID hashes the event ids verify compares (a variable: a test makes
+// every id collide).
+var hashID = func() func(string) uint64 {
+	seed := maphash.MakeSeed()
+	return func(s string) uint64 { return maphash.String(seed, s) }
+}()
+
+// idAt returns the top-level string id of the event at pos, read back from
+// the journal ("" when it cannot be read or has none).
+func (c *checker) idAt(pos int, sc *scanner) string {
+	ev, err := c.s.J.Event(pos)
+	if err != nil {
+		return ""
+	}
+	var t top
+	if !sc.scan(ev.Raw, &t) || t.id.kind != '"' {
+		return ""
+	}
+	return t.id.text
 }
 
 // seqOf returns the event's integer seq, reporting a missing or non-integer

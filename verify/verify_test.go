@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -314,5 +315,41 @@ func TestKind(t *testing.T) {
 	}
 	if Kind(journal.OK) != "" {
 		t.Error("Kind(OK) is not empty")
+	}
+}
+
+// Durable Stream ids are compared by hash and confirmed against the first
+// event's id read back: when every id has the same hash, repeats are
+// still found exactly, and different ids are not called repeats.
+func TestIDRepeatsWhenHashesCollide(t *testing.T) {
+	defer func(h func(string) uint64) { hashID = h }(hashID)
+	hashID = func(string) uint64 { return 42 }
+	rep := check(t, filepath.Join(brokenDir, "durable", "durable_stream.jsonl"), app.Options{})
+	if got, want := kindsOf(rep), []at{{3, KindEnvelope}, {4, KindIDDuplicate}, {5, KindEnvelope}, {6, KindTimeBackwards}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("problems with colliding hashes = %v\nwant %v (as without collisions)", got, want)
+	}
+	for _, p := range rep.Problems {
+		if p.Kind == KindIDDuplicate && !strings.Contains(p.Message, "0mwqzcqy6_516ef74a4e53aef3 repeated (first at line 1)") {
+			t.Errorf("repeat reported as %q", p.Message)
+		}
+	}
+
+	// An id repeated whose hash an earlier, different id took first.
+	var b strings.Builder
+	for i, id := range []string{"a", "b", "c", "b", "a"} {
+		fmt.Fprintf(&b, `{"type":"agent.completed","stream_id":"s","correlation_id":"c","actor":"o","payload":{},"id":"%s","timestamp":%d}`+"\n", id, 1795300146798+i)
+	}
+	path := filepath.Join(t.TempDir(), "durable_stream.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep = check(t, path, app.Options{})
+	var msgs []string
+	for _, p := range rep.Problems {
+		msgs = append(msgs, p.Message)
+	}
+	if len(msgs) != 2 || !strings.Contains(msgs[0], "event id b repeated (first at line 2)") ||
+		!strings.Contains(msgs[1], "event id a repeated (first at line 1)") {
+		t.Fatalf("problems = %q, want b repeated at line 4 (first at 2) and a at line 5 (first at 1)", msgs)
 	}
 }
