@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -67,7 +68,45 @@ func main() {
 		// RSS 370 MiB -> 199 MiB, same time (BENCHMARKS.md).
 		debug.SetGCPercent(gcPercent)
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop := startProfiles(os.Getenv("REWIND_CPUPROFILE"), os.Getenv("REWIND_MEMPROFILE"))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// startProfiles starts a CPU profile written to cpu and returns the
+// function that stops it and writes a heap profile to mem, when these name
+// files (REWIND_CPUPROFILE, REWIND_MEMPROFILE: for go tool pprof, see
+// BENCHMARKS.md). A file that cannot be created is reported and skipped.
+func startProfiles(cpu, mem string) (stop func()) {
+	var f *os.File
+	if cpu != "" {
+		var err error
+		if f, err = os.Create(cpu); err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rewind: REWIND_CPUPROFILE:", err)
+			f = nil
+		}
+	}
+	return func() {
+		if f != nil {
+			pprof.StopCPUProfile()
+			f.Close()
+		}
+		if mem == "" {
+			return
+		}
+		m, err := os.Create(mem)
+		if err == nil {
+			err = pprof.WriteHeapProfile(m)
+			m.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rewind: REWIND_MEMPROFILE:", err)
+		}
+	}
 }
 
 // gcPercent is rewind's GOGC unless the environment sets one.
