@@ -37,7 +37,7 @@ changed old → new), separated by tabs. Exit status 1 when no event changed the
 			if err := tc.Extend(context.Background(), s.R, nil); err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
 			}
-			recs, evs := s.J.Index.Records(), s.J.Index.Events()
+			recs := s.J.Index.Records()
 			w := bufio.NewWriter(stdout)
 			n := 0
 			for _, h := range tc.Blame(p) {
@@ -49,7 +49,7 @@ changed old → new), separated by tabs. Exit status 1 when no event changed the
 					continue // a coarse record: the path itself did not change
 				}
 				n++
-				rec := recs[evs[h.Pos-1]]
+				rec := recs.Event(h.Pos)
 				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", h.Pos, render.Line(s.J.Key(rec)), render.Line(rec.Type()), render.Line(effectText(e)))
 			}
 			if err := w.Flush(); err != nil {

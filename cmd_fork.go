@@ -87,10 +87,9 @@ It prints the path of what it wrote.`,
 // prefixEnd returns the byte offset just past event at's line (its line
 // ending included).
 func prefixEnd(s *app.Session, at int) int64 {
-	recs, evs := s.J.Index.Records(), s.J.Index.Events()
-	i := int(evs[at-1])
-	if i+1 < len(recs) {
-		return recs[i+1].Off
+	recs := s.J.Index.Records()
+	if i := recs.EventIndex(at); i+1 < recs.Len() {
+		return recs.At(i + 1).Off
 	}
 	return s.J.Index.Consumed()
 }

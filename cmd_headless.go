@@ -206,9 +206,9 @@ which the jq expression EXPR is true (select(.type == "THOUGHT"),
 				from = 1
 			}
 			w := bufio.NewWriterSize(stdout, 1<<16)
-			recs, evs := s.J.Index.Records(), s.J.Index.Events()
+			recs := s.J.Index.Records()
 			err = s.J.Each(from, to, func(ev model.Event) error {
-				if len(types) > 0 && !slices.Contains(types, recs[evs[ev.Pos-1]].Type()) {
+				if len(types) > 0 && !slices.Contains(types, recs.Type(recs.EventIndex(ev.Pos))) {
 					return nil
 				}
 				if q != nil {

@@ -8,12 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/rewind-tui/rewind/model"
 )
 
 // classifier reads one line into a Record: whether it is an event, and its
-// type, key and timestamp. It keeps a decoder and an intern table between
+// type. It keeps a decoder and an intern table between
 // calls, so it is not safe for concurrent use; make one per goroutine.
 type classifier struct {
 	rd     bytes.Reader
@@ -50,9 +48,8 @@ func (c *classifier) internStr(s string) uint16 {
 	return id
 }
 
-// classify fills r.Problem, r.Type, r's key and r.TS from line (the
-// record's bytes without the line ending), and c.detail with why a bad
-// line is bad.
+// classify fills r.Problem and r's type from line (the record's bytes
+// without the line ending), and c.detail with why a bad line is bad.
 func (c *classifier) classify(line []byte, r *Record) {
 	c.detail = ""
 	if len(bytes.TrimSpace(line)) == 0 {
@@ -75,16 +72,14 @@ func (c *classifier) classify(line []byte, r *Record) {
 	err := c.scan(line, r, strictOpts)
 	if errors.Is(err, jsontext.ErrDuplicateName) {
 		r.Problem = WarnDuplicateKeys
-		r.typ, r.TS = 0, 0
-		r.setKey(0, 0)
+		r.typ = 0
 		err = c.scan(line, r, lenientOpts)
 	}
 	if err != nil {
 		if r.Problem != ProblemNotObject {
 			r.Problem = ProblemNotJSON
 		}
-		r.typ, r.TS = 0, 0
-		r.setKey(0, 0)
+		r.typ = 0
 		c.detail = jsonErrorText(err)
 		return
 	}
@@ -93,8 +88,8 @@ func (c *classifier) classify(line []byte, r *Record) {
 	}
 }
 
-// scan tokenizes line as one JSON object and picks the top-level type, seq,
-// id and timestamp without decoding anything else.
+// scan tokenizes line as one JSON object and picks the top-level type
+// without decoding anything else.
 func (c *classifier) scan(line []byte, r *Record, opts []jsontext.Options) error {
 	c.rd.Reset(line)
 	c.dec.Reset(&c.rd, opts...)
@@ -107,7 +102,6 @@ func (c *classifier) scan(line []byte, r *Record, opts []jsontext.Options) error
 		r.Problem = ProblemNotObject
 		return fmt.Errorf("the line holds a JSON %s", kindName(tok.Kind()))
 	}
-	var seq, id [2]int // offset and length of the literal, length 0 when absent
 	for c.dec.PeekKind() != '}' {
 		nt, err := c.dec.ReadToken()
 		if err != nil {
@@ -117,43 +111,16 @@ func (c *classifier) scan(line []byte, r *Record, opts []jsontext.Options) error
 		if len(c.keys) < 64 {
 			c.keys = append(c.keys, name)
 		}
-		switch name {
-		case "seq", "id":
-			v, err := c.dec.ReadValue()
-			if err != nil {
-				return err
-			}
-			if k := v.Kind(); k == '0' || k == '"' {
-				at := [2]int{int(c.dec.InputOffset()) - len(v), len(v)}
-				if name == "seq" {
-					seq = at
-				} else {
-					id = at
-				}
-			}
-		case "type", "timestamp":
-			if k := c.dec.PeekKind(); k == '{' || k == '[' {
-				if err := c.dec.SkipValue(); err != nil {
-					return err
-				}
-				continue
-			}
+		if name == "type" && c.dec.PeekKind() == '"' {
 			vt, err := c.dec.ReadToken()
 			if err != nil {
 				return err
 			}
-			switch name {
-			case "type":
-				if vt.Kind() == '"' {
-					r.typ = c.internStr(vt.String())
-				}
-			case "timestamp":
-				r.TS = timestampMillis(vt)
-			}
-		default:
-			if err := c.dec.SkipValue(); err != nil {
-				return err
-			}
+			r.typ = c.internStr(vt.String())
+			continue
+		}
+		if err := c.dec.SkipValue(); err != nil {
+			return err
 		}
 	}
 	if _, err := c.dec.ReadToken(); err != nil {
@@ -162,28 +129,7 @@ func (c *classifier) scan(line []byte, r *Record, opts []jsontext.Options) error
 	if _, err := c.dec.ReadToken(); err == nil {
 		return errors.New("more than one JSON value on the line")
 	}
-	if seq[1] > 0 {
-		r.setKey(seq[0], seq[1])
-	} else {
-		r.setKey(id[0], id[1])
-	}
 	return nil
-}
-
-func timestampMillis(t jsontext.Token) int64 {
-	switch t.Kind() {
-	case '0':
-		f, err := t.Float()
-		if err != nil || f < 0 || f > 1e16 {
-			return 0
-		}
-		return int64(f)
-	case '"':
-		if tm := model.ParseTime(t.String()); !tm.IsZero() {
-			return tm.UnixMilli()
-		}
-	}
-	return 0
 }
 
 func kindName(k jsontext.Kind) string {

@@ -6,15 +6,13 @@ import (
 	"math/bits"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/model"
 )
 
 // The fast path of the classifier: one pass over the line that validates
 // it as a JSON object (RFC 8259 grammar, UTF-8, escapes) and picks the
-// top-level type, seq/id and timestamp on the way, without building tokens
-// or decoding anything. String bodies, most of a journal's bytes, are
+// top-level type on the way, without building tokens or decoding anything. String bodies, most of a journal's bytes, are
 // skipped eight bytes at a time. Anything it does not accept outright goes
 // to the tokenizer (classify's slow path), which says what is wrong.
 
@@ -40,8 +38,7 @@ func (c *classifier) fastClassify(line []byte, r *Record) bool {
 		return false
 	}
 	c.names = c.names[:0]
-	var typ, seq, id, ts []byte
-	var seqAt, idAt int
+	var typ []byte
 	i = skipWS(line, i+1)
 	if i < n && line[i] == '}' {
 		i++
@@ -65,15 +62,8 @@ func (c *classifier) fastClassify(line []byte, r *Record) bool {
 			if i = scanValue(line, i, 1); i < 0 {
 				return false
 			}
-			switch string(name) {
-			case "type":
+			if string(name) == "type" {
 				typ = line[vs:i]
-			case "seq":
-				seq, seqAt = line[vs:i], vs
-			case "id":
-				id, idAt = line[vs:i], vs
-			case "timestamp":
-				ts = line[vs:i]
 			}
 			i = skipWS(line, i)
 			if i >= n {
@@ -102,24 +92,6 @@ func (c *classifier) fastClassify(line []byte, r *Record) bool {
 			r.typ = c.internBytes(s)
 		} else if s, ok := rawjson.Unquote(typ); ok {
 			r.typ = c.internStr(s)
-		}
-	}
-	switch {
-	case seq != nil && (seq[0] == '"' || rawjson.IsNumber(seq)):
-		r.setKey(seqAt, len(seq))
-	case id != nil && (id[0] == '"' || rawjson.IsNumber(id)):
-		r.setKey(idAt, len(id))
-	}
-	if ts != nil {
-		switch {
-		case rawjson.IsNumber(ts):
-			r.TS = parseMillis(ts)
-		case ts[0] == '"':
-			if s, ok := rawjson.Plain(ts); ok {
-				r.TS = isoMillis(s)
-			} else if s, ok := rawjson.Unquote(ts); ok {
-				r.TS = timestampMillis(jsontext.String(s))
-			}
 		}
 	}
 	if folded {
@@ -434,7 +406,10 @@ func isoMillis(s []byte) int64 {
 			return ((days*24+int64(h))*60+int64(mi))*60000 + int64(se)*1000 + int64(ms)
 		}
 	}
-	return timestampMillis(jsontext.String(string(s)))
+	if tm := model.ParseTime(string(s)); !tm.IsZero() {
+		return tm.UnixMilli()
+	}
+	return 0
 }
 
 // daysFromCivil is the number of days from 1970-01-01 to y-m-d (proleptic

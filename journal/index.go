@@ -27,12 +27,12 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // by Incomplete.
 //
 // An Index is safe for concurrent use: one goroutine scans while others read
-// snapshots (Records and Events return slices that later scans never
-// modify).
+// snapshots (Records returns a snapshot that later scans never modify).
+//
+// It costs 12 bytes a record plus a few for each bad line (see Records).
 type Index struct {
 	mu        sync.RWMutex
-	recs      []Record
-	events    []int32          // record index of each event, by Pos-1
+	st        store
 	details   map[int64]string // why each bad line is bad, by offset
 	next      int64            // offset of the first byte not yet consumed
 	line      int32            // lines consumed
@@ -86,9 +86,9 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 // ScanBlocks is Scan calling fn, when not nil, on the committing goroutine
 // after each block of lines is committed: data holds the block's bytes,
 // which start at offset off of the file, and recs are the block's records
-// as committed (with their positions). data is only valid during the call,
-// and the scan waits for fn, so a caller that folds the events there reads
-// each byte once, from the index's own buffer.
+// as committed (with their lines and positions). data and recs are only
+// valid during the call, and the scan waits for fn, so a caller that folds
+// the events there reads each byte once, from the index's own buffer.
 func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off int64, recs []Record)) (int, error) {
 	ix.mu.RLock()
 	pos, line := ix.next, ix.line
@@ -113,13 +113,6 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 	for len(ix.workers) < workers {
 		ix.workers = append(ix.workers, newClassifier())
 	}
-	if size-pos >= 64<<20 {
-		// A large scan: size the index once from a sample of the lines
-		// spread over the bytes to read, instead of growing (and copying)
-		// it as blocks come in.
-		ix.reserve(sampleLines(r, pos, size), size-pos, 2*(size-pos))
-	}
-
 	var (
 		total   int
 		jobs    chan *block
@@ -159,15 +152,9 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 			if b.data == nil {
 				next = b.long.Off + b.long.Len + 1
 			}
-			if len(ix.recs)+len(b.recs) > cap(ix.recs) {
-				// Only when the block does not fit: re-estimating at
-				// every block would copy a sampled reservation as soon
-				// as the first blocks run denser than the file.
-				ix.reserve(total+len(b.recs), next-pos, size-pos)
-			}
-			base := ix.commit(b.recs, b.bad, next, line, 0)
+			ix.commit(b.recs, b.bad, next, line, 0)
 			if fn != nil && b.data != nil {
-				fn(b.data, b.off, ix.Records()[base:])
+				fn(b.data, b.off, b.recs)
 			}
 			total += len(b.recs)
 			if b.data != nil {
@@ -339,10 +326,9 @@ func lineRecords(cls *classifier, out []Record, bad []badDetail, body []byte, of
 	return append(out, rec), bad
 }
 
-// commit publishes added records, why the bad ones are bad, and the new
-// scan position.
-// It returns the index in Records of the first record added.
-func (ix *Index) commit(added []Record, bad []badDetail, next int64, line int32, tail int64) int {
+// commit publishes added records (setting their lines' positions in
+// added), why the bad ones are bad, and the new scan position.
+func (ix *Index) commit(added []Record, bad []badDetail, next int64, line int32, tail int64) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for _, d := range bad {
@@ -351,40 +337,10 @@ func (ix *Index) commit(added []Record, bad []badDetail, next int64, line int32,
 		}
 		ix.details[added[d.i].Off] = d.text
 	}
-	base := len(ix.recs)
-	ix.recs = append(ix.recs, added...)
-	for i := base; i < len(ix.recs); i++ {
-		if !ix.recs[i].Problem.Bad() {
-			ix.events = append(ix.events, int32(i))
-			ix.recs[i].Pos = int32(len(ix.events))
-		}
+	for i := range added {
+		added[i] = ix.st.add(added[i])
 	}
 	ix.next, ix.line, ix.tailLen = next, line, tail
-	return base
-}
-
-// reserve grows the record slices to the expected count, estimated from
-// the n records found in the first seen bytes of the want bytes being
-// scanned, so that a large file is not indexed into slices that double
-// (and copy) a dozen times.
-func (ix *Index) reserve(n int, seen, want int64) {
-	if n == 0 || seen <= 0 || want <= seen {
-		return
-	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	expect := len(ix.recs) + int(float64(n)*float64(want-seen)/float64(seen)*1.08) + 64
-	if expect <= cap(ix.recs) || expect > 1<<31 {
-		return
-	}
-	// Estimates creep up as the scan goes: grow by at least an eighth so
-	// that the records are copied a few times, not once per block.
-	expect = max(expect, cap(ix.recs)+cap(ix.recs)/8)
-	recs := make([]Record, len(ix.recs), expect)
-	copy(recs, ix.recs)
-	evs := make([]int32, len(ix.events), expect)
-	copy(evs, ix.events)
-	ix.recs, ix.events = recs, evs
 }
 
 // LimitWorkers makes the following scans classify with at most n workers
@@ -393,27 +349,19 @@ func (ix *Index) reserve(n int, seen, want int64) {
 // at the next Scan.
 func (ix *Index) LimitWorkers(n int) { ix.maxWork.Store(int32(n)) }
 
-// Records returns the records indexed so far, in file order. The slice is a
-// snapshot: later scans append to the index without changing it.
-func (ix *Index) Records() []Record {
+// Records returns the records indexed so far, in file order: a snapshot
+// that later scans append to without changing.
+func (ix *Index) Records() Records {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.recs[:len(ix.recs):len(ix.recs)]
-}
-
-// Events returns, for each event position p (1-based), the index in Records
-// of its record at [p-1]. A snapshot, like Records.
-func (ix *Index) Events() []int32 {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return ix.events[:len(ix.events):len(ix.events)]
+	return ix.st.snapshot()
 }
 
 // Counts returns the number of records and of events indexed so far.
 func (ix *Index) Counts() (records, events int) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return len(ix.recs), len(ix.events)
+	return ix.st.n, ix.st.n - len(ix.st.bad)
 }
 
 // Consumed returns the offset just after the last complete line indexed.
@@ -465,29 +413,11 @@ func (ix *Index) Describe(r Record) string {
 // Reset empties the index, for a journal that was truncated or replaced.
 func (ix *Index) Reset() {
 	ix.mu.Lock()
-	ix.recs, ix.events, ix.details = nil, nil, nil
+	ix.st, ix.details = store{}, nil
 	ix.next, ix.line, ix.tailLen = 0, 0, 0
 	ix.mu.Unlock()
 }
 
 func humanCount(n int) string {
 	return itoa(int64(n))
-}
-
-// sampleLines estimates how many lines the bytes pos..size of r hold, from
-// sixteen 256 KiB samples spread over them.
-func sampleLines(r io.ReaderAt, pos, size int64) int {
-	const n, each = 16, 256 << 10
-	buf := make([]byte, each)
-	var lines, bytesRead int64
-	for i := int64(0); i < n; i++ {
-		at := pos + (size-pos-each)*i/(n-1)
-		m, _ := r.ReadAt(buf, max(at, pos))
-		lines += int64(bytes.Count(buf[:m], []byte{'\n'}))
-		bytesRead += int64(m)
-	}
-	if bytesRead == 0 {
-		return 0
-	}
-	return int(float64(lines) / float64(bytesRead) * float64(size-pos))
 }

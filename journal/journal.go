@@ -261,11 +261,11 @@ func (j *Journal) Read(r Record) ([]byte, error) {
 
 // Event returns the event at position pos (1-based).
 func (j *Journal) Event(pos int) (model.Event, error) {
-	ev := j.Index.Events()
-	if pos < 1 || pos > len(ev) {
-		return model.Event{}, fmt.Errorf("no event %d (the journal has %d)", pos, len(ev))
+	recs := j.Index.Records()
+	if pos < 1 || pos > recs.Events() {
+		return model.Event{}, fmt.Errorf("no event %d (the journal has %d)", pos, recs.Events())
 	}
-	rec := j.Index.Records()[ev[pos-1]]
+	rec := recs.Event(pos)
 	raw, err := j.Read(rec)
 	if err != nil {
 		return model.Event{}, err
@@ -277,13 +277,12 @@ func (j *Journal) Event(pos int) (model.Event, error) {
 // in order, reading the file sequentially in large blocks. ev.Raw is only
 // valid during the call. It stops at the first error fn returns.
 func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
-	evs := j.Index.Events()
 	recs := j.Index.Records()
 	if from < 1 {
 		from = 1
 	}
-	if to > len(evs) {
-		to = len(evs)
+	if to > recs.Events() {
+		to = recs.Events()
 	}
 	if from > to {
 		return nil
@@ -293,10 +292,15 @@ func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
 	defer eachBufs.Put(bp)
 	buf := (*bp)[:0]
 	var bufOff int64 = -1
-	last := recs[evs[to-1]]
+	last := recs.Event(to)
 	end := last.Off + last.Len // the last byte any event asked for
-	for p := from; p <= to; p++ {
-		rec := recs[evs[p-1]]
+	for _, rec := range recs.All(recs.EventIndex(from)) {
+		if rec.Pos == 0 {
+			continue
+		}
+		if int(rec.Pos) > to {
+			break
+		}
 		if bufOff < 0 || rec.Off < bufOff || rec.Off+rec.Len > bufOff+int64(len(buf)) {
 			// Read a block, but no further than the last event asked for:
 			// a keyframe's 256 events are often a few KiB.
@@ -319,7 +323,7 @@ func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
 			buf, bufOff = buf[:m], rec.Off
 		}
 		s := rec.Off - bufOff
-		if err := fn(model.Event{Pos: p, Line: int(rec.Line), Off: rec.Off, Raw: buf[s : s+rec.Len], Src: j.f}); err != nil {
+		if err := fn(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: buf[s : s+rec.Len], Src: j.f}); err != nil {
 			return err
 		}
 	}
@@ -347,28 +351,31 @@ func HumanBytes(n int64) string {
 	return itoa(n) + " B"
 }
 
-// Key returns r's key (its top-level "seq", else its "id"; see
-// Record.KeyIn), read back from the file: one small ReadAt. It is "" when
-// r has none or the file no longer holds it.
+// Key returns r's key (its top-level "seq", else its "id"; see LineKey),
+// read back from the file. It is "" when r has none, is a bad line, or the
+// file no longer holds it.
 func (j *Journal) Key(r Record) string {
-	if !r.HasKey() {
+	if !r.Event() {
 		return ""
 	}
-	lit := make([]byte, r.keyLen)
-	if n, _ := j.f.ReadAt(lit, r.Off+int64(r.keyOff)); n < len(lit) {
+	raw, err := j.Read(r)
+	if err != nil {
 		return ""
 	}
-	return keyText(lit)
+	return LineKey(raw)
 }
 
-// FindKey returns the position of the first event whose key (see
-// Record.KeyIn) is key, reading the file sequentially; 0 when there is
-// none.
+// FindKey returns the position of the first event whose key (see LineKey) is
+// key, reading the file sequentially; 0 when there is none.
 func (j *Journal) FindKey(key string) (int, error) {
-	recs, evs := j.Index.Records(), j.Index.Events()
 	found := 0
-	err := j.Each(1, len(evs), func(ev model.Event) error {
-		if r := recs[evs[ev.Pos-1]]; r.HasKey() && r.KeyIn(ev.Raw) == key {
+	err := j.Each(1, j.Index.Records().Events(), func(ev model.Event) error {
+		// A line without escapes holds the key's text as it is, or
+		// cannot have it as its key: most lines are passed over here.
+		if bytes.IndexByte(ev.Raw, '\\') < 0 && !bytes.Contains(ev.Raw, []byte(key)) {
+			return nil
+		}
+		if LineKey(ev.Raw) == key {
 			found = ev.Pos
 			return errFound
 		}

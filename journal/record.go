@@ -9,6 +9,7 @@
 package journal
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/model"
 )
 
 // Problem classifies a line that is not an event, or an event that needed a
@@ -75,19 +77,16 @@ func (p Problem) String() string {
 }
 
 // Record is one line of a journal (or one element of a JSON array journal):
-// where it is, what it is, and the fields the timeline and the index-level
-// searches need. 40 bytes and no pointers: the index of a journal costs 40
-// bytes per line plus 4 per event, whatever the size of the lines, and the
-// garbage collector never scans it. The type is an index into a
-// process-wide table; the seq or id is not copied: KeyIn reads it from the
-// record's bytes, Journal.Key from the file.
+// where it is, what it is, and the type the timeline and the index-level
+// searches need. The index stores 12 bytes a record (see Records); a
+// Record is the unpacked value it hands out. The seq or id and the
+// timestamp are not kept: KeyIn and TimeIn read them from the record's
+// bytes (Journal.Key from the file).
 type Record struct {
 	// Off is the byte offset of the record's first byte (after a BOM).
 	Off int64
 	// Len is the length in bytes, without the line ending ("\n" or "\r\n").
 	Len int64
-	// TS is the record's timestamp in Unix milliseconds, 0 when it has none.
-	TS int64
 	// Line is the 1-based line number.
 	Line int32
 	// Pos is the 1-based event position, 0 for a bad line.
@@ -96,37 +95,57 @@ type Record struct {
 	typ uint16
 	// Problem says why the line is bad, or what was lenient about an event.
 	Problem Problem
-	// keyLen and keyOff locate the literal of the record's key (its
-	// top-level "seq", else its "id") in the record's bytes; keyLen is 0
-	// when there is none, or when it is longer than 255 bytes or starts
-	// after the first 64 KiB.
-	keyLen uint8
-	keyOff uint16
 }
 
-// setKey records that the key's literal is n bytes at offset off of the
-// record, when it fits the compact form.
-func (r *Record) setKey(off, n int) {
-	if n <= 0 || n > 255 || off < 0 || off > 0xFFFF {
-		r.keyOff, r.keyLen = 0, 0
-		return
-	}
-	r.keyOff, r.keyLen = uint16(off), uint8(n)
-}
-
-// HasKey reports whether the record has a seq or id.
-func (r *Record) HasKey() bool { return r.keyLen > 0 }
-
-// KeyIn returns the record's key, the format's own number or name (the
-// top-level "seq" when present, else the top-level "id"; a string's
-// contents, a number as written), read from raw, the record's bytes. It is
-// "" when the record has none, or when raw is not the record's bytes.
+// KeyIn returns the record's key read from raw, its bytes (see LineKey),
+// or "" when the record is a bad line.
 func (r *Record) KeyIn(raw []byte) string {
-	a, b := int(r.keyOff), int(r.keyOff)+int(r.keyLen)
-	if r.keyLen == 0 || b > len(raw) {
+	if !r.Event() {
 		return ""
 	}
-	return keyText(raw[a:b])
+	return LineKey(raw)
+}
+
+// TimeIn returns the record's timestamp read from raw, its bytes (see
+// LineTime), or the zero Time when the record is a bad line.
+func (r *Record) TimeIn(raw []byte) time.Time {
+	if !r.Event() {
+		return time.Time{}
+	}
+	return LineTime(raw)
+}
+
+// LineKey returns the key of the JSON object raw (a record's bytes): the format's own
+// number or name, its top-level "seq" when that is a string or a number,
+// else its top-level "id" (the last of each when a name repeats, as
+// JSON.parse reads it); a string's contents, a number as written. It is ""
+// when there is none or raw is not a JSON object.
+func LineKey(raw []byte) string {
+	var seq, id []byte
+	if !rawjson.Members(raw, func(name, v []byte) bool {
+		switch {
+		case rawjson.NameIs(name, "seq"):
+			seq = keyLiteral(v, seq)
+		case rawjson.NameIs(name, "id"):
+			id = keyLiteral(v, id)
+		}
+		return true
+	}) {
+		return ""
+	}
+	if seq == nil {
+		seq = id
+	}
+	return keyText(seq)
+}
+
+// keyLiteral returns v when it can be a key (a string or a number), else
+// the key found before.
+func keyLiteral(v, before []byte) []byte {
+	if len(v) > 0 && (v[0] == '"' || rawjson.IsNumber(v)) {
+		return v
+	}
+	return before
 }
 
 // keyText is a key literal's text: a number as written, a string's contents.
@@ -138,20 +157,70 @@ func keyText(lit []byte) string {
 	return s
 }
 
+// LineTime returns the timestamp of the JSON object raw (a record's bytes): its
+// top-level "timestamp" (the last one when the name repeats), Unix
+// milliseconds as a number (Durable Stream) or an ISO-8601 string (Delta
+// Engine, DeltaMind), in UTC at millisecond precision. It is the zero Time
+// when there is none or it is not a plausible time.
+func LineTime(raw []byte) time.Time {
+	var ms int64
+	if !rawjson.Members(raw, func(name, v []byte) bool {
+		if rawjson.NameIs(name, "timestamp") {
+			ms = timestampOf(v)
+		}
+		return true
+	}) || ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// ParseTimestamp returns the time a "timestamp" member's value gives, as
+// LineTime reads it: lit is the value's JSON literal, Unix milliseconds as
+// a number or an ISO-8601 string. It is the zero Time when lit is not a
+// plausible time.
+func ParseTimestamp(lit []byte) time.Time {
+	ms := timestampOf(lit)
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// timestampOf reads a timestamp literal as Unix milliseconds, 0 when it is
+// not one.
+func timestampOf(v []byte) int64 {
+	switch {
+	case len(v) == 0:
+		return 0
+	case rawjson.IsNumber(v):
+		if bytes.ContainsAny(v, ".eE") {
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil || f < 0 || f > 1e16 {
+				return 0
+			}
+			return int64(f)
+		}
+		return parseMillis(v)
+	case v[0] == '"':
+		if s, ok := rawjson.Plain(v); ok {
+			return isoMillis(s)
+		}
+		if s, ok := rawjson.Unquote(v); ok {
+			if tm := model.ParseTime(s); !tm.IsZero() {
+				return tm.UnixMilli()
+			}
+		}
+	}
+	return 0
+}
+
 // Type returns the top-level "type" field, "" when absent (or not a
 // string, or when the process has already seen 65,535 other types).
 func (r *Record) Type() string { return typeName(r.typ) }
 
 // Event reports whether the record is an event (not a bad line).
 func (r *Record) Event() bool { return r.Pos > 0 }
-
-// Time returns the record's timestamp, or the zero Time.
-func (r *Record) Time() time.Time {
-	if r.TS == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(r.TS).UTC()
-}
 
 // The type table: every distinct "type" string the process has indexed,
 // so that a record holds a 2-byte index instead of a string. Index 0 is

@@ -177,8 +177,8 @@ func (m *Model) setSession(s *app.Session) {
 	m.sess = s
 	m.dataGen++
 	m.tl = newTimeline(m.st, sessionAdapter{s})
-	m.tl.setRecords(s.J.Index.Records(), s.J.Index.Events(), true)
-	m.tl.selectRecord(len(m.tl.recs) - 1)
+	m.tl.setRecords(s.J.Index.Records(), true)
+	m.tl.selectRecord(m.tl.recs.Len() - 1)
 	m.follow = true
 	m.newCount = 0
 	m.doc = 0
@@ -676,7 +676,7 @@ func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
 		// While a backlog is indexed the cursor stays where it is (the
 		// user scrubs what is indexed); following resumes at its end.
 		wasEnd := m.follow && !indexing
-		m.tl.setRecords(m.sess.J.Index.Records(), m.sess.J.Index.Events(), msg.reset)
+		m.tl.setRecords(m.sess.J.Index.Records(), msg.reset)
 		if m.tv.filtering {
 			cmds = append(cmds, m.requestVis())
 		}
@@ -871,7 +871,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if p.kind == ':' {
 			n, err := strconv.Atoi(val)
 			if err != nil || !m.tl.selectEvent(n) {
-				m.setStatus(fmt.Sprintf("no position %s: positions run from 1 to %d", render.Line(val), len(m.tl.evs)), true)
+				m.setStatus(fmt.Sprintf("no position %s: positions run from 1 to %d", render.Line(val), m.tl.recs.Events()), true)
 				return m, nil
 			}
 			return m, m.moved()
@@ -981,7 +981,7 @@ func (m Model) panes() string {
 	leftW := m.w / 2
 	rightW := m.w - leftW
 	name := render.Line(filepath.Join(filepath.Base(filepath.Dir(m.sess.J.Path)), filepath.Base(m.sess.J.Path)))
-	title := fmt.Sprintf("Timeline · %s · %s · %d events", m.sess.F.Name(), name, len(m.tl.evs))
+	title := fmt.Sprintf("Timeline · %s · %s · %d events", m.sess.F.Name(), name, m.tl.recs.Events())
 	top := m.box(title, m.tl.view(), m.w, topH, m.focus == focusTimeline)
 	stTitle := fmt.Sprintf("State after #%d", m.shownPos)
 	if cur := m.tl.pos(); cur != m.shownPos {
@@ -1032,7 +1032,7 @@ func (m Model) statusLine() string {
 	if p := m.indexing; p != nil {
 		parts = append(parts, m.indexingStatus(p))
 	}
-	parts = append(parts, fmt.Sprintf("%d/%d", m.tl.pos(), len(m.tl.evs)))
+	parts = append(parts, fmt.Sprintf("%d/%d", m.tl.pos(), m.tl.recs.Events()))
 	if m.follow {
 		parts = append(parts, m.st.Follow.Render("● following"))
 	} else if m.newCount > 0 {

@@ -18,14 +18,14 @@ import (
 type timeline struct {
 	st       render.Styles
 	sess     sessionView
-	recs     []journal.Record
-	evs      []int32
+	recs     journal.Records
 	sel      int // selected record index
 	top      int // first visible record index
 	w, h     int // inner size
 	absolute bool
 	rows     map[int]model.Row
 	first    time.Time // time of the first timed record, for relative times
+	scanned  int       // records looked at for first (the first 64 at most)
 	writing  string    // "writing…" marker text, or ""
 	// vis lists the record indexes shown, ascending, while a filter or a
 	// hidden type is on; nil shows every record. top indexes vis then.
@@ -35,7 +35,7 @@ type timeline struct {
 // count returns the number of rows shown.
 func (t *timeline) count() int {
 	if t.vis == nil {
-		return len(t.recs)
+		return t.recs.Len()
 	}
 	return len(t.vis)
 }
@@ -94,25 +94,33 @@ func newTimeline(st render.Styles, sv sessionView) timeline {
 
 // setRecords installs a new snapshot of the index; rows already described
 // stay cached unless reset is true (the journal was re-read).
-func (t *timeline) setRecords(recs []journal.Record, evs []int32, reset bool) {
+func (t *timeline) setRecords(recs journal.Records, reset bool) {
 	if reset {
 		t.rows = map[int]model.Row{}
-		t.first = time.Time{}
+		t.first, t.scanned = time.Time{}, 0
 	}
-	t.recs, t.evs = recs, evs
-	if t.first.IsZero() {
-		for i := range recs {
-			if recs[i].TS != 0 {
-				t.first = recs[i].Time()
+	t.recs = recs
+	if t.first.IsZero() && t.scanned < 64 {
+		// Relative times count from the first timestamp among the first
+		// records (read from their lines: the index keeps no times).
+		for i, rec := range recs.All(t.scanned) {
+			if i >= 64 {
 				break
 			}
-			if i > 64 {
-				break
+			t.scanned = i + 1
+			if !rec.Event() {
+				continue
+			}
+			if raw, err := t.sess.Read(rec); err == nil {
+				if tm := rec.TimeIn(raw); !tm.IsZero() {
+					t.first = tm
+					break
+				}
 			}
 		}
 	}
-	if t.sel >= len(recs) {
-		t.sel = len(recs) - 1
+	if t.sel >= recs.Len() {
+		t.sel = recs.Len() - 1
 	}
 	if t.sel < 0 {
 		t.sel = 0
@@ -128,16 +136,16 @@ func (t *timeline) setSize(w, h int) {
 // pos returns the event position whose state the selection shows: the
 // selected event, or for a bad line the last event before it.
 func (t *timeline) pos() int {
-	if len(t.recs) == 0 {
+	if t.recs.Len() == 0 {
 		return 0
 	}
-	return sort.Search(len(t.evs), func(i int) bool { return int(t.evs[i]) > t.sel })
+	return t.recs.EventsThrough(t.sel)
 }
 
 // atEnd reports whether the last shown record is selected (follow mode).
 func (t *timeline) atEnd() bool {
 	if t.vis == nil {
-		return t.sel >= len(t.recs)-1
+		return t.sel >= t.recs.Len()-1
 	}
 	return len(t.vis) == 0 || t.sel >= t.vis[len(t.vis)-1]
 }
@@ -167,8 +175,8 @@ func (t *timeline) move(d int) {
 }
 
 func (t *timeline) selectRecord(i int) {
-	if i >= len(t.recs) {
-		i = len(t.recs) - 1
+	if i >= t.recs.Len() {
+		i = t.recs.Len() - 1
 	}
 	if i < 0 {
 		i = 0
@@ -179,10 +187,11 @@ func (t *timeline) selectRecord(i int) {
 
 // selectEvent selects the record of event position p (1-based).
 func (t *timeline) selectEvent(p int) bool {
-	if p < 1 || p > len(t.evs) {
+	i := t.recs.EventIndex(p)
+	if i < 0 {
 		return false
 	}
-	t.selectRecord(int(t.evs[p-1]))
+	t.selectRecord(i)
 	return true
 }
 
@@ -213,16 +222,16 @@ func (t *timeline) visibleRows() int {
 
 // selectedType returns the type of the selected record.
 func (t *timeline) selectedType() string {
-	if len(t.recs) == 0 {
+	if t.recs.Len() == 0 {
 		return ""
 	}
-	return t.recs[t.sel].Type()
+	return t.recs.Type(t.sel)
 }
 
 // findType moves to the previous (dir<0) or next event of type typ.
 func (t *timeline) findType(typ string, dir int) bool {
-	for i := t.sel + dir; i >= 0 && i < len(t.recs); i += dir {
-		if t.recs[i].Event() && t.recs[i].Type() == typ {
+	for i := t.sel + dir; i >= 0 && i < t.recs.Len(); i += dir {
+		if t.recs.IsEvent(i) && t.recs.Type(i) == typ {
 			t.selectRecord(i)
 			return true
 		}
@@ -236,13 +245,7 @@ func (t *timeline) findKey(key string) bool {
 	if err != nil || pos == 0 {
 		return false
 	}
-	for i := range t.recs {
-		if int(t.recs[i].Pos) == pos {
-			t.selectRecord(i)
-			return true
-		}
-	}
-	return false
+	return t.selectEvent(pos)
 }
 
 // fill describes the visible rows that are not cached yet. It reads their
@@ -254,7 +257,7 @@ func (t *timeline) fill() {
 	}
 	end := min(t.top+t.visibleRows(), t.count())
 	for vi := t.top; vi < end; vi++ {
-		if i := t.at(vi); t.recs[i].Event() {
+		if i := t.at(vi); t.recs.IsEvent(i) {
 			if _, ok := t.rows[i]; !ok {
 				t.rows[i] = t.describe(i)
 			}
@@ -264,15 +267,14 @@ func (t *timeline) fill() {
 
 // describe reads record i and returns its timeline row.
 func (t *timeline) describe(i int) model.Row {
-	rec := t.recs[i]
-	var row model.Row
-	if raw, err := t.sess.Read(rec); err == nil {
-		row = t.sess.Describe(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: raw})
-	} else {
-		row = model.Row{Summary: "unreadable: " + err.Error()}
+	rec := t.recs.At(i)
+	raw, err := t.sess.Read(rec)
+	if err != nil {
+		return model.Row{Summary: "unreadable: " + err.Error()}
 	}
+	row := t.sess.Describe(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: raw})
 	if row.Time.IsZero() {
-		row.Time = rec.Time()
+		row.Time = rec.TimeIn(raw)
 	}
 	return row
 }
@@ -300,14 +302,14 @@ func (t *timeline) timeText(tm time.Time) string {
 
 // view renders the visible rows; every journal string passes render.Line.
 func (t *timeline) view() string {
-	if len(t.recs) == 0 {
+	if t.recs.Len() == 0 {
 		msg := "No events yet: waiting for the journal to grow."
 		if t.writing != "" {
 			msg += "\n" + t.writing
 		}
 		return t.st.Dim.Render(msg)
 	}
-	posW := len(strconv.Itoa(len(t.evs)))
+	posW := len(strconv.Itoa(t.recs.Events()))
 	if posW < 3 {
 		posW = 3
 	}
@@ -329,7 +331,7 @@ func (t *timeline) view() string {
 	}
 	for vi := t.top; vi < end; vi++ {
 		i := t.at(vi)
-		rec := t.recs[i]
+		rec := t.recs.At(i)
 		var line string
 		style := t.st.Row
 		if !rec.Event() {
@@ -338,7 +340,7 @@ func (t *timeline) view() string {
 		} else {
 			r, ok := t.rows[i]
 			if !ok { // not described yet: what the index knows
-				r = model.Row{Type: rec.Type(), Time: rec.Time(), Summary: "…"}
+				r = model.Row{Type: rec.Type(), Summary: "…"}
 			}
 			line = fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %s", posW, rec.Pos,
 				keyW, fit(render.Line(firstLine(r.Key, 200)), keyW),

@@ -95,15 +95,14 @@ type visMsg struct {
 }
 
 // visFor computes which records to show; it runs off the UI goroutine.
-func visFor(s *app.Session, recs []journal.Record, q *query.Query, hidden map[string]bool, probs bool) ([]int, int, string) {
+func visFor(s *app.Session, recs journal.Records, q *query.Query, hidden map[string]bool, probs bool) ([]int, int, string) {
 	if q == nil && len(hidden) == 0 && !probs {
 		return nil, 0, ""
 	}
-	vis := make([]int, 0, len(recs)/4)
+	vis := make([]int, 0, recs.Len()/4)
 	matches := 0
 	firstErr := ""
-	for i := range recs {
-		rec := &recs[i]
+	for i, rec := range recs.All(0) {
 		if !rec.Event() {
 			vis = append(vis, i) // bad lines are never hidden
 			continue
@@ -113,7 +112,7 @@ func visFor(s *app.Session, recs []journal.Record, q *query.Query, hidden map[st
 		}
 		var raw []byte
 		if q != nil || probs {
-			b, err := s.J.Read(*rec)
+			b, err := s.J.Read(rec)
 			if err != nil {
 				continue
 			}
@@ -211,7 +210,7 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 		if err != nil {
 			return blameMsg{dataGen: dg, err: err}
 		}
-		recs, evs := s.J.Index.Records(), s.J.Index.Events()
+		recs := s.J.Index.Records()
 		msg := blameMsg{dataGen: dg, path: p.String()}
 		for _, h := range ti.t.Blame(p) {
 			if len(msg.pos) >= 200 {
@@ -222,8 +221,7 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 			if err != nil || e.Op == "" {
 				continue
 			}
-			rec := recs[evs[h.Pos-1]]
-			line := fmt.Sprintf("#%-6d %-20s %s", h.Pos, fit(render.Line(rec.Type()), 20), render.Line(effect(e)))
+			line := fmt.Sprintf("#%-6d %-20s %s", h.Pos, fit(render.Line(recs.Type(recs.EventIndex(h.Pos))), 20), render.Line(effect(e)))
 			msg.lines = append(msg.lines, line)
 			msg.pos = append(msg.pos, h.Pos)
 		}
@@ -274,15 +272,26 @@ func (m *Model) playDelay() time.Duration {
 	if i+1 >= m.tl.count() {
 		return 0
 	}
-	a, b := m.tl.recs[m.tl.at(i)].TS, m.tl.recs[m.tl.at(i+1)].TS
-	if a == 0 || b == 0 || b <= a {
+	a, b := m.recordTime(m.tl.at(i)), m.recordTime(m.tl.at(i+1))
+	if a.IsZero() || b.IsZero() || !b.After(a) {
 		return time.Duration(float64(100*time.Millisecond) / sp)
 	}
-	d := time.Duration(float64(time.Duration(b-a)*time.Millisecond) / sp)
+	d := time.Duration(float64(b.Sub(a)) / sp)
 	if d > 5*time.Second {
 		d = 5 * time.Second
 	}
 	return d
+}
+
+// recordTime is the timestamp of record i, read from its line; zero when
+// it has none.
+func (m *Model) recordTime(i int) time.Time {
+	rec := m.tl.recs.At(i)
+	raw, err := m.sess.J.Read(rec)
+	if err != nil {
+		return time.Time{}
+	}
+	return rec.TimeIn(raw)
 }
 
 func (m *Model) nextPlay() tea.Cmd {
@@ -387,7 +396,7 @@ func (m Model) travelKey(msg tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 			d = -1
 		}
 		for i := m.tl.selRow() + d; i >= 0 && i < m.tl.count(); i += d {
-			if m.tl.recs[m.tl.at(i)].Event() {
+			if m.tl.recs.IsEvent(m.tl.at(i)) {
 				m.tl.selectRecord(m.tl.at(i))
 				return m, m.moved(), true
 			}
@@ -427,10 +436,10 @@ func (m Model) travelKey(msg tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 		}
 		m.setStatus("speed "+speedName(m.tv.speed), false)
 	case key.Matches(msg, tk.CopyEvent):
-		if len(m.tl.recs) == 0 {
+		if m.tl.recs.Len() == 0 {
 			return m, nil, true
 		}
-		rec := m.tl.recs[m.tl.sel]
+		rec := m.tl.recs.At(m.tl.sel)
 		if !rec.Event() {
 			m.setStatus("a bad line is not an event: nothing copied", true)
 			return m, nil, true

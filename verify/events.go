@@ -27,7 +27,9 @@ type field struct {
 // top holds the top-level members verify looks at. The last of duplicate
 // members counts, as in JSON.parse.
 type top struct {
-	seq, id, typ, timestamp, payload     field
+	seq, id, typ, timestamp, payload field
+	tsLit                            []byte // the timestamp's literal, valid while the line is
+
 	streamID, correlationID, causationID field
 	actor, metadata                      field
 }
@@ -60,6 +62,7 @@ func (s *scanner) scan(raw []byte, t *top) bool {
 			f = &t.typ
 		case "timestamp":
 			f = &t.timestamp
+			t.tsLit = v
 		case "payload":
 			f = &t.payload
 		case "stream_id":
@@ -137,22 +140,23 @@ func integer(text string) (int64, bool) {
 
 // seqEntry is an event's integer seq.
 type seqEntry struct {
-	rec *journal.Record
+	rec journal.Record
 	v   int64
 }
 
 // events reads every event once and checks, by format, its envelope and
-// its seq, and for every format the timestamps (Record.TS) in file order.
+// its seq, and for every format the timestamps in file order.
 func (c *checker) events() error {
-	recs, evs := c.s.J.Index.Records(), c.s.J.Index.Events()
-	if len(evs) == 0 {
+	recs := c.s.J.Index.Records()
+	if recs.Events() == 0 {
 		return nil
 	}
 	sc := newScanner()
 	var (
 		t        top
 		seqs     []seqEntry
-		prev     *journal.Record  // the last event with a timestamp
+		prev     journal.Record   // the last event with a timestamp
+		prevTS   time.Time        // its timestamp; zero before the first
 		ids      map[uint64]int32 // event ids seen (Durable Stream), by hash: the position of the first
 		others   map[string]int32 // ids whose hash an earlier, different id has
 		maxSeq   int64
@@ -165,23 +169,24 @@ func (c *checker) events() error {
 	case model.Generic:
 		seenSeqs = map[int64]int32{}
 	}
-	err := c.s.J.Each(1, len(evs), func(ev model.Event) error {
-		r := &recs[evs[ev.Pos-1]]
-		if r.TS != 0 {
-			if prev != nil && r.TS < prev.TS {
-				c.addAt(r, KindTimeBackwards, "timestamp %s is %s earlier than the one before it (line %d, %s); shown in file order, the order of the appends",
-					model.FormatTime(r.Time()), time.Duration(prev.TS-r.TS)*time.Millisecond, prev.Line, model.FormatTime(prev.Time()))
-			}
-			prev = r
-		}
+	err := c.s.J.Each(1, recs.Events(), func(ev model.Event) error {
+		rec := recs.Event(ev.Pos)
+		r := &rec
 		if !sc.scan(ev.Raw, &t) {
 			return nil
+		}
+		if ts := journal.ParseTimestamp(t.tsLit); !ts.IsZero() {
+			if !prevTS.IsZero() && ts.Before(prevTS) {
+				c.addAt(r, KindTimeBackwards, "timestamp %s is %s earlier than the one before it (line %d, %s); shown in file order, the order of the appends",
+					model.FormatTime(ts), prevTS.Sub(ts), prev.Line, model.FormatTime(prevTS))
+			}
+			prev, prevTS = rec, ts
 		}
 		switch format {
 		case model.DeltaEngine:
 			c.deltaEngineEnvelope(r, &t)
 			if v, ok := c.seqOf(r, &t, 1); ok {
-				seqs = append(seqs, seqEntry{r, v})
+				seqs = append(seqs, seqEntry{rec, v})
 			}
 		case model.DeltaMind:
 			if v, ok := c.seqOf(r, &t, 0); ok {
@@ -211,7 +216,7 @@ func (c *checker) events() error {
 					ids[hashID(t.id.text)] = int32(ev.Pos)
 				}
 				if seen {
-					c.addAt(r, KindIDDuplicate, "event id %s repeated (first at line %d): the same event was appended twice, or two writers share ids", clip(t.id.text), recs[evs[first-1]].Line)
+					c.addAt(r, KindIDDuplicate, "event id %s repeated (first at line %d): the same event was appended twice, or two writers share ids", clip(t.id.text), recs.Event(int(first)).Line)
 				}
 			}
 		default:
@@ -301,17 +306,17 @@ func (c *checker) deltaEngineSeqs(seqs []seqEntry) {
 	var top int64
 	for _, e := range seqs {
 		if first, dup := seen[e.v]; dup {
-			c.addAt(e.rec, KindSeqDuplicate, "seq %d repeated (first at line %d)", e.v, first)
+			c.addAt(&e.rec, KindSeqDuplicate, "seq %d repeated (first at line %d)", e.v, first)
 			continue
 		}
 		seen[e.v] = e.rec.Line
 		if e.v < top {
-			c.addAt(e.rec, KindSeqOutOfOrder, "seq %d after seq %d: out of order", e.v, top)
+			c.addAt(&e.rec, KindSeqOutOfOrder, "seq %d after seq %d: out of order", e.v, top)
 			continue
 		}
 		if e.v > top+1 {
 			if gaps := missing(all, top+1, e.v-1); gaps != "" {
-				c.addAt(e.rec, KindSeqGap, "seq %s missing before seq %d (lost or torn records; rewind never invents events)", gaps, e.v)
+				c.addAt(&e.rec, KindSeqGap, "seq %s missing before seq %d (lost or torn records; rewind never invents events)", gaps, e.v)
 			}
 		}
 		top = e.v

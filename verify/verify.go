@@ -231,9 +231,8 @@ func Kind(p journal.Problem) string {
 // index reports every record the index marked, and the incomplete last
 // line.
 func (c *checker) index() {
-	recs := c.s.J.Index.Records()
-	for i := range recs {
-		r := &recs[i]
+	for _, rec := range c.s.J.Index.Records().All(0) {
+		r := &rec
 		if r.Problem == journal.OK {
 			continue
 		}

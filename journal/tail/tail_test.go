@@ -120,7 +120,7 @@ func keys(j *journal.Journal) []string {
 	if j == nil {
 		return out
 	}
-	for _, r := range j.Index.Records() {
+	for _, r := range j.Index.Records().All(0) {
 		if r.Problem.Bad() {
 			out = append(out, "bad:"+r.Problem.String())
 			continue
@@ -220,7 +220,7 @@ func TestAppendHugeLine(t *testing.T) {
 	big := `{"type":"big","id":"b1","payload":{"text":"` + strings.Repeat("x", 5<<20) + `"}}` + "\n"
 	appendTo(t, p, big+line("a", "k2"))
 	j := h.converge("a/k1", "big/b1", "a/k2")
-	if r := j.Index.Records()[1]; r.Len != int64(len(big)-1) || r.Problem.Bad() {
+	if r := j.Index.Records().At(1); r.Len != int64(len(big)-1) || r.Problem.Bad() {
 		t.Errorf("big record %+v", r)
 	}
 	noKind(t, h, Reset, Error)
