@@ -104,10 +104,11 @@ func AppendJSONLiteral(dst, lit []byte) []byte {
 	return append(dst, '"')
 }
 
-// plainRun returns the index of the first byte of s that AppendJSONLiteral
-// looks at ('"', '\\', '<', '>', '&', a control character, DEL or
-// non-ASCII), or len(s): sixteen bytes at a time, then eight.
-func plainRun(s []byte) int {
+// plainRunSWAR returns the index of the first byte of s that
+// AppendJSONLiteral looks at ('"', '\\', '<', '>', '&', a control
+// character, DEL or non-ASCII), or len(s): sixteen bytes at a time, then
+// eight.
+func plainRunSWAR(s []byte) int {
 	n := len(s)
 	for len(s) >= 16 {
 		m := special8(binary.LittleEndian.Uint64(s))
@@ -134,8 +135,8 @@ func plainRun(s []byte) int {
 	return n
 }
 
-// special8 flags (with its top bit) the lowest byte of x that plainRun
-// stops at; bytes above it may be flagged wrongly.
+// special8 flags (with its top bit) the lowest byte of x that
+// plainRunSWAR stops at; bytes above it may be flagged wrongly.
 func special8(x uint64) uint64 {
 	qa := (x ^ quote8) &^ (0x04 * lo8) // '"' (0x22) and '&' (0x26) give 0
 	lg := (x ^ less8) &^ (0x02 * lo8)  // '<' (0x3c) and '>' (0x3e) give 0

@@ -21,6 +21,22 @@ var literalSeeds = []string{
 	"\"\x7f del\"", "\"bad \xff\xfe utf8\"", "\"\xed\xa0\x80 surrogate\"",
 	"\"raw\ncontrol\"", `"raw " quote"`, `"\x"`, `"\u12"`, `"\u12g4"`, `"\"`, `"`, `x`, ``, `"a`, `"\ud800\u"`,
 	`"\ud800\udc0"`, `null`, `"` + strings.Repeat(`0123456789abcdef\n`, 5) + `"`,
+	// Long enough for the 32-byte scan, with escapes across its edges.
+	`"` + strings.Repeat(`abcdefghijklmnopqrstuvwxyz01234\n\"\\n\\\"<&>\/\u0041é`, 4) + `"`,
+	`"` + strings.Repeat("x", 31) + `\n` + strings.Repeat("y", 30) + `\"` + strings.Repeat("z", 31) + `\\` + `"`,
+	`"` + strings.Repeat("x", 40) + `\\"` + strings.Repeat("y", 40) + `"`,
+	`"` + strings.Repeat("x", 40) + "\t\x7f\x1b\xc2\x9b\xff" + strings.Repeat("y", 40) + `\` + `"`,
+}
+
+// eachScan runs f with the scans this machine has: the AVX2 one when it
+// has AVX2, and the portable one.
+func eachScan(f func()) {
+	defer func(had bool) { hasAVX2 = had }(hasAVX2)
+	if hasAVX2 {
+		f()
+		hasAVX2 = false
+	}
+	f()
 }
 
 // AppendJSONLiteral must write what AppendJSONString writes for the
@@ -33,9 +49,11 @@ func FuzzAppendJSONLiteral(f *testing.F) {
 	f.Fuzz(func(t *testing.T, lit []byte) {
 		s, _ := rawjson.Unquote(lit)
 		want := AppendJSONString([]byte("x"), s)
-		if got := AppendJSONLiteral([]byte("x"), lit); string(got) != string(want) {
-			t.Fatalf("AppendJSONLiteral(%q) = %q, want %q", lit, got[1:], want[1:])
-		}
+		eachScan(func() {
+			if got := AppendJSONLiteral([]byte("x"), lit); string(got) != string(want) {
+				t.Fatalf("AppendJSONLiteral(%q) = %q, want %q (AVX2 scan: %v)", lit, got[1:], want[1:], hasAVX2)
+			}
+		})
 	})
 }
 
@@ -65,6 +83,36 @@ func TestAppendJSONLiteral(t *testing.T) {
 		if json.Unmarshal([]byte(c.lit), &before) == nil {
 			if err := json.Unmarshal([]byte(got), &after); err != nil || after != before {
 				t.Errorf("AppendJSONLiteral(%s) = %s decodes to %q (%v), want %q", c.lit, got, after, err, before)
+			}
+		}
+	}
+}
+
+// Every token, alone and after another one, at every offset around the
+// 32-byte blocks of the scan: the scan must stop where a token starts and
+// never split an escape (a \\ pair, an escaped quote at a block's edge).
+func TestAppendJSONLiteralAtEveryOffset(t *testing.T) {
+	tokens := []string{
+		`\n`, `\t`, `\r`, `\b`, `\f`, `\"`, `\\`, `\/`, `\u0041`, `\u003c`, `\u001B`, `\u2028`, `\ud83d\ude00`,
+		`\ud800`, `<`, `>`, `&`, "\x7f", "é", "\u2028", "\U000e0041", `\\n`, `\\"`, `\\\"`, `\x`, "\x1b", "\xff", `"`, `\`,
+	}
+	check := func(lit string) {
+		t.Helper()
+		s, _ := rawjson.Unquote([]byte(lit))
+		want := AppendJSONString(nil, s)
+		eachScan(func() {
+			if got := AppendJSONLiteral(nil, []byte(lit)); string(got) != string(want) {
+				t.Fatalf("AppendJSONLiteral(%q) = %q, want %q (AVX2 scan: %v)", lit, got, want, hasAVX2)
+			}
+		})
+	}
+	fill := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 4)
+	for _, a := range tokens {
+		for at := range 70 {
+			check(`"` + fill[:at] + a + fill[at:at+40] + `"`)
+			check(`"` + fill[:at] + a + `"`)
+			for _, b := range tokens {
+				check(`"` + fill[:at] + a + b + fill[:35] + `"`)
 			}
 		}
 	}
