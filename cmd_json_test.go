@@ -306,3 +306,48 @@ func TestWriteJSONPartsStopOnError(t *testing.T) {
 		t.Fatalf("%d items made after the output failed at about 1,500: the parts were not told to stop", n)
 	}
 }
+
+// rewind state on a Delta Engine journal writes the streamed state (its
+// lists made in parts, strings as literals) byte for byte as the state
+// held in memory: generated journals, which cut into several parts, and
+// the fixtures, hostile ones included.
+func TestWriteStreamedDeltaEngineState(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if err := demo.Generate(&b, model.DeltaEngine, 4000, 7); err != nil {
+		t.Fatal(err)
+	}
+	gen := filepath.Join(dir, "journal.jsonl")
+	if err := os.WriteFile(gen, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob("model/deltaengine/testdata/*.jsonl")
+	for _, p := range append(paths, gen) {
+		g := &globalFlags{stderr: io.Discard, format: model.DeltaEngine}
+		s, err := g.open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pos := range []int{s.R.Events() / 2, s.R.Events()} {
+			streamed, err := s.R.StreamJSON(pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held, err := s.R.JSON(pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want bytes.Buffer
+			if err := writeJSON(&got, streamed); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeJSON(&want, held); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Errorf("%s at %d: the streamed state is written as\n%.3000s\nthe state held in memory as\n%.3000s", p, pos, got.String(), want.String())
+			}
+		}
+		s.Close()
+	}
+}

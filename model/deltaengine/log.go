@@ -282,6 +282,7 @@ type reader struct {
 	// some holds the action events decoded so far when infos is nil and
 	// the reader reads a few entries of a long log (the panes' views).
 	some map[int]*actEvent
+	sc   *scratch // where the stream views build their objects
 }
 
 // reader returns a reader of s that reads block bytes at first (0: just
@@ -302,7 +303,15 @@ func (r *reader) release() {
 	r.pooled, r.buf, r.bufOff = nil, nil, -1
 }
 
-// event returns the bytes of the event of e, valid until the next call.
+// holds reports whether the reader's buffer holds the event of e, so that
+// reading it does not read the file.
+func (r *reader) holds(e entry) bool {
+	off := e.off()
+	return e.has(fInline) || r.bufOff >= 0 && off >= r.bufOff && off+int64(e.n) <= r.bufOff+int64(len(r.buf))
+}
+
+// event returns the bytes of the event of e, valid until the next call
+// that reads the file.
 func (r *reader) event(e entry) ([]byte, error) {
 	if e.has(fInline) {
 		return r.inline[e.off()], nil

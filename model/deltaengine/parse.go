@@ -189,6 +189,8 @@ var specs = [...]spec{
 type payload struct {
 	v   [nNames][]byte
 	bad uint32 // bit n: a member n was not a string or null (tool_calls: not null or tool calls)
+	// calls, when not nil, gets the calls of the last tool_calls read.
+	calls *[]rawCall
 }
 
 // parseLine reads raw, one journal line, in one pass: the payload's
@@ -196,9 +198,18 @@ type payload struct {
 // when the fold ignores the line: raw is not an object, its type is not a
 // string (or null), its last payload is not an object, or a payload field
 // the type defines has the wrong kind.
-func parseLine(raw []byte) (l line, ok bool) {
+func parseLine(raw []byte) (l line, ok bool) { return parseLineCalls(raw, nil) }
+
+// parseLineCalls is parseLine that also leaves in calls (when not nil)
+// the tool calls of the last tool_calls it read, their fields as written
+// (a THOUGHT's, when it returns such a line), so that they are not walked
+// again.
+func parseLineCalls(raw []byte, calls *[]rawCall) (l line, ok bool) {
 	var typ []byte
-	var p payload
+	p := payload{calls: calls}
+	if calls != nil {
+		*calls = (*calls)[:0]
+	}
 	isObject := false
 	i := rawjson.SkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
@@ -232,7 +243,10 @@ func parseLine(raw []byte) (l line, ok bool) {
 			if !isObject {
 				return rawjson.SkipValue(raw, vs)
 			}
-			p = payload{}
+			p = payload{calls: calls}
+			if calls != nil {
+				*calls = (*calls)[:0]
+			}
 			return p.read(raw, vs)
 		}
 		return rawjson.SkipValue(raw, vs)
@@ -279,13 +293,16 @@ func (p *payload) read(b []byte, i int) int {
 		}
 		v := b[vs:e]
 		switch n {
-		case nToolArgs:
 		case nToolCalls:
-			if v[0] != 'n' {
-				if _, ok := parseCalls(v, false); !ok {
-					p.bad |= 1 << n
-				}
+			var keep func(rawCall)
+			if p.calls != nil {
+				*p.calls = (*p.calls)[:0]
+				keep = func(c rawCall) { *p.calls = append(*p.calls, c) }
 			}
+			if v[0] != 'n' && !walkCalls(v, keep) {
+				p.bad |= 1 << n
+			}
+		case nToolArgs:
 		default:
 			if v[0] != '"' && v[0] != 'n' {
 				p.bad |= 1 << n
@@ -353,20 +370,41 @@ func is(n []byte, plain bool, name string) bool {
 // key is present and not null).
 func (f *fields) hasCalls() bool { return f.x != nil && f.x[0] != 'n' }
 
+// rawCall is one tool call of a THOUGHT as written: its string fields as
+// JSON string literals, nil for absent or null ("" once decoded).
+type rawCall struct {
+	id, typ, name, args []byte
+}
+
+// decode returns c with its fields decoded.
+func (c rawCall) decode() toolCall {
+	var t toolCall
+	t.ID, t.Type, t.Function.Name, t.Function.Arguments = str(c.id), str(c.typ), str(c.name), str(c.args)
+	return t
+}
+
 // parseCalls reads a THOUGHT's tool_calls array as model.Unmarshal fills a
 // []toolCall: null elements are zero calls, a repeated "function" merges
 // into the one before (null resets it). With decode false it only checks
-// the kinds and returns nil.
+// the kinds and returns nil. When an element has the wrong kinds, it
+// returns the calls before it and false.
 func parseCalls(v []byte, decode bool) ([]toolCall, bool) {
+	if !decode {
+		return nil, walkCalls(v, nil)
+	}
+	calls := []toolCall{}
+	ok := walkCalls(v, func(c rawCall) { calls = append(calls, c.decode()) })
+	return calls, ok
+}
+
+// walkCalls is parseCalls without the decoding: it calls fn (when not nil)
+// with each call, its string fields as written.
+func walkCalls(v []byte, fn func(c rawCall)) bool {
 	if len(v) == 0 || v[0] != '[' {
-		return nil, false
+		return false
 	}
-	var calls []toolCall
-	if decode {
-		calls = []toolCall{}
-	}
-	ok := elements(v, func(el []byte) bool {
-		var c toolCall
+	return elements(v, func(el []byte) bool {
+		var c rawCall
 		switch el[0] {
 		case 'n':
 		case '{':
@@ -375,21 +413,21 @@ func parseCalls(v []byte, decode bool) ([]toolCall, bool) {
 				plain := bytes.IndexByte(name, '\\') < 0
 				switch {
 				case is(name, plain, "id"):
-					bad = !strField(fv, &c.ID, decode)
+					bad = !strField(fv, &c.id)
 				case is(name, plain, "type"):
-					bad = !strField(fv, &c.Type, decode)
+					bad = !strField(fv, &c.typ)
 				case is(name, plain, "function"):
 					switch fv[0] {
 					case 'n':
-						c.Function.Name, c.Function.Arguments = "", ""
+						c.name, c.args = nil, nil
 					case '{':
 						walked := rawjson.Members(fv, func(name, gv []byte) bool {
 							plain := bytes.IndexByte(name, '\\') < 0
 							switch {
 							case is(name, plain, "name"):
-								bad = !strField(gv, &c.Function.Name, decode)
+								bad = !strField(gv, &c.name)
 							case is(name, plain, "arguments"):
-								bad = !strField(gv, &c.Function.Arguments, decode)
+								bad = !strField(gv, &c.args)
 							}
 							return !bad
 						})
@@ -406,22 +444,23 @@ func parseCalls(v []byte, decode bool) ([]toolCall, bool) {
 		default:
 			return false
 		}
-		if decode {
-			calls = append(calls, c)
+		if fn != nil {
+			fn(c)
 		}
 		return true
 	})
-	return calls, ok
 }
 
-// strField checks that v is a string or null and, with decode, stores it
-// in dst.
-func strField(v []byte, dst *string, decode bool) bool {
-	if v[0] != '"' && v[0] != 'n' {
+// strField checks that v is a string or null and stores it in dst (nil
+// for null).
+func strField(v []byte, dst *[]byte) bool {
+	switch v[0] {
+	case '"':
+		*dst = v
+	case 'n':
+		*dst = nil
+	default:
 		return false
-	}
-	if decode {
-		*dst = str(v)
 	}
 	return true
 }
@@ -556,6 +595,45 @@ func unquote(v []byte) (string, bool) {
 			return b.String(), true
 		}
 	}
+}
+
+// decodesEmpty reports whether the string field v (a JSON string literal
+// as parseLine keeps it, null or absent) decodes to "" with str, without
+// decoding it: it is absent, null, "", or not a literal unquote accepts.
+func decodesEmpty(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return str(v) == "" // not as parseLine keeps a literal
+	}
+	return len(v) == 2 || !validLiteral(v[1:len(v)-1])
+}
+
+// validLiteral reports whether unquote accepts the JSON string literal
+// whose contents are s (its quotes taken off): one without a backslash
+// that is valid UTF-8 is taken as it is, whatever it holds; any other
+// must have valid escapes and no raw quote or control character (invalid
+// UTF-8 becomes U+FFFD).
+func validLiteral(s []byte) bool {
+	for i := special(s); i < len(s); {
+		if s[i] != '\\' {
+			return bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
+		}
+		if i+1 >= len(s) {
+			return false
+		}
+		switch s[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if _, ok := hex4(s[i:]); !ok {
+				return false
+			}
+			i += 6
+		default:
+			return false
+		}
+		i += special(s[i:])
+	}
+	return true
 }
 
 // special returns the index of the first byte of s that a JSON string

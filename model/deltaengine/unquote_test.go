@@ -12,7 +12,7 @@ func FuzzUnquote(f *testing.F) {
 	for _, s := range []string{
 		`""`, `"plain"`, `"a\nb\tc\"d\\e\/f\bg\fh\ri"`, `"\u00e9\u00E9 é"`, `"\ud83d\ude00"`, `"\ud800"`, `"\udc00x"`,
 		`"\ud800\u0041"`, `"\ud800\ud800\udc00"`, `"\ud800\\"`, `"\udbff\udfff"`, `"\u0000"`, `"\x"`, `"\u12"`, `"\u12g4"`,
-		`"` + "\xff" + `\n"`, `"a\"`, `"\"`, `"x`, `"\ud800\u"`, `"\ud800\udc0"`, "\"\t\\n\"",
+		`"` + "\xff" + `\n"`, `"a\"`, `"\"`, `"x`, `"\ud800\u"`, `"\ud800\udc0"`, "\"\t\\n\"", "\"\t\"", "\"a\"b\"", "\"\xff\t\"", "\"\xff\\n\"", `"\/"`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -21,6 +21,11 @@ func FuzzUnquote(f *testing.F) {
 		want, wantOK := rawjson.Unquote(v)
 		if got != want || gotOK != wantOK {
 			t.Errorf("unquote(%s) = %s, %v; rawjson.Unquote gives %s, %v", v, strconv.Quote(got), gotOK, strconv.Quote(want), wantOK)
+		}
+		// The stream view writes a THOUGHT's content as null when it
+		// decodes to "", which it tells without decoding.
+		if empty := str(v) == ""; len(v) > 0 && v[0] == '"' && decodesEmpty(v) != empty {
+			t.Errorf("decodesEmpty(%s) = %v, want %v", v, !empty, empty)
 		}
 	})
 }

@@ -17,12 +17,16 @@ func changed(off int64) string {
 }
 
 // line reads back the event of e, which must be of type t.
-func (r *reader) line(e entry, t evType) (line, string) {
+func (r *reader) line(e entry, t evType) (line, string) { return r.lineCalls(e, t, nil) }
+
+// lineCalls is line that leaves a THOUGHT's tool calls in calls (see
+// parseLineCalls).
+func (r *reader) lineCalls(e entry, t evType, calls *[]rawCall) (line, string) {
 	raw, err := r.event(e)
 	if err != nil {
 		return line{}, err.Error()
 	}
-	l, ok := parseLine(raw)
+	l, ok := parseLineCalls(raw, calls)
 	if !ok || l.typ != t {
 		return line{}, changed(e.off())
 	}
