@@ -218,13 +218,13 @@ func parseLineCalls(raw []byte, calls *[]rawCall) (l line, ok bool) {
 	end := members(raw, i, func(name []byte, vs int) int {
 		switch envelopeName(name) {
 		case eSeq:
-			e := rawjson.SkipValue(raw, vs)
+			e := skipValue(raw, vs)
 			if e >= 0 {
 				l.seq = raw[vs:e]
 			}
 			return e
 		case eTimestamp:
-			e := rawjson.SkipValue(raw, vs)
+			e := skipValue(raw, vs)
 			if e >= 0 {
 				l.ts = raw[vs:e]
 			}
@@ -233,7 +233,7 @@ func parseLineCalls(raw []byte, calls *[]rawCall) (l line, ok bool) {
 			if raw[vs] != '"' && raw[vs] != 'n' {
 				return -1
 			}
-			e := rawjson.SkipValue(raw, vs)
+			e := skipValue(raw, vs)
 			if e >= 0 {
 				typ = raw[vs:e]
 			}
@@ -241,7 +241,7 @@ func parseLineCalls(raw []byte, calls *[]rawCall) (l line, ok bool) {
 		case ePayload:
 			isObject = raw[vs] == '{'
 			if !isObject {
-				return rawjson.SkipValue(raw, vs)
+				return skipValue(raw, vs)
 			}
 			p = payload{calls: calls}
 			if calls != nil {
@@ -249,7 +249,7 @@ func parseLineCalls(raw []byte, calls *[]rawCall) (l line, ok bool) {
 			}
 			return p.read(raw, vs)
 		}
-		return rawjson.SkipValue(raw, vs)
+		return skipValue(raw, vs)
 	})
 	if end < 0 || !isObject {
 		return line{}, false
@@ -283,25 +283,19 @@ func parseLineCalls(raw []byte, calls *[]rawCall) (l line, ok bool) {
 // -1.
 func (p *payload) read(b []byte, i int) int {
 	return members(b, i, func(name []byte, vs int) int {
-		e := rawjson.SkipValue(b, vs)
+		n := payloadName(name)
+		if n == nToolCalls {
+			return p.readCalls(b, vs)
+		}
+		e := skipValue(b, vs)
 		if e < 0 {
 			return -1
 		}
-		n := payloadName(name)
 		if n == nNone {
 			return e
 		}
 		v := b[vs:e]
 		switch n {
-		case nToolCalls:
-			var keep func(rawCall)
-			if p.calls != nil {
-				*p.calls = (*p.calls)[:0]
-				keep = func(c rawCall) { *p.calls = append(*p.calls, c) }
-			}
-			if v[0] != 'n' && !walkCalls(v, keep) {
-				p.bad |= 1 << n
-			}
 		case nToolArgs:
 		default:
 			if v[0] != '"' && v[0] != 'n' {
@@ -311,6 +305,32 @@ func (p *payload) read(b []byte, i int) int {
 		p.v[n] = v
 		return e
 	})
+}
+
+// readCalls reads the tool_calls value at b[vs] (one pass over the array
+// when its calls have the right kinds) and returns the index after it, or
+// -1.
+func (p *payload) readCalls(b []byte, vs int) int {
+	const n = nToolCalls
+	var keep func(rawCall)
+	if p.calls != nil {
+		*p.calls = (*p.calls)[:0]
+		keep = func(c rawCall) { *p.calls = append(*p.calls, c) }
+	}
+	e := -1
+	if b[vs] != 'n' {
+		e = walkCallsAt(b, vs, keep)
+	}
+	if e < 0 {
+		if e = skipValue(b, vs); e < 0 {
+			return -1
+		}
+		if b[vs] != 'n' {
+			p.bad |= 1 << n
+		}
+	}
+	p.v[n] = b[vs:e]
+	return e
 }
 
 // members walks the object that starts at b[i] ('{'): for each member it
@@ -326,7 +346,7 @@ func members(b []byte, i int, fn func(name []byte, vs int) int) int {
 		if i >= len(b) || b[i] != '"' {
 			return -1
 		}
-		end := rawjson.SkipString(b, i)
+		end := skipString(b, i)
 		if end < 0 {
 			return -1
 		}
@@ -398,98 +418,162 @@ func parseCalls(v []byte, decode bool) ([]toolCall, bool) {
 }
 
 // walkCalls is parseCalls without the decoding: it calls fn (when not nil)
-// with each call, its string fields as written.
+// with each call of the tool_calls array v, its string fields as written,
+// and reports whether every element had the right kinds.
 func walkCalls(v []byte, fn func(c rawCall)) bool {
-	if len(v) == 0 || v[0] != '[' {
-		return false
+	return walkCallsAt(v, 0, fn) == len(v)
+}
+
+// walkCallsAt walks the tool_calls array at b[i] in one pass, calling fn
+// (when not nil) with each call, and returns the index just after it, or
+// -1 when it is not an array of calls with the right kinds (null elements
+// are zero calls; in a call, id, type, function.name and
+// function.arguments are strings or null, function an object or null; a
+// repeated member counts last, a null function resetting name and
+// arguments).
+func walkCallsAt(b []byte, i int, fn func(c rawCall)) int {
+	if i >= len(b) || b[i] != '[' {
+		return -1
 	}
-	return elements(v, func(el []byte) bool {
+	i = rawjson.SkipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	for i < len(b) {
 		var c rawCall
-		switch el[0] {
+		var e int
+		switch b[i] {
 		case 'n':
+			e = rawjson.SkipValue(b, i)
 		case '{':
-			bad := false
-			walked := rawjson.Members(el, func(name, fv []byte) bool {
+			e = members(b, i, func(name []byte, vs int) int {
 				plain := bytes.IndexByte(name, '\\') < 0
 				switch {
 				case is(name, plain, "id"):
-					bad = !strField(fv, &c.id)
+					return strField(b, vs, &c.id)
 				case is(name, plain, "type"):
-					bad = !strField(fv, &c.typ)
+					return strField(b, vs, &c.typ)
 				case is(name, plain, "function"):
-					switch fv[0] {
+					switch b[vs] {
 					case 'n':
 						c.name, c.args = nil, nil
+						return rawjson.SkipValue(b, vs)
 					case '{':
-						walked := rawjson.Members(fv, func(name, gv []byte) bool {
+						return members(b, vs, func(name []byte, vs int) int {
 							plain := bytes.IndexByte(name, '\\') < 0
 							switch {
 							case is(name, plain, "name"):
-								bad = !strField(gv, &c.name)
+								return strField(b, vs, &c.name)
 							case is(name, plain, "arguments"):
-								bad = !strField(gv, &c.args)
+								return strField(b, vs, &c.args)
 							}
-							return !bad
+							return skipValue(b, vs)
 						})
-						bad = bad || !walked
-					default:
-						bad = true
 					}
+					return -1
 				}
-				return !bad
+				return skipValue(b, vs)
 			})
-			if bad || !walked {
-				return false
-			}
 		default:
-			return false
+			return -1
+		}
+		if e < 0 {
+			return -1
 		}
 		if fn != nil {
 			fn(c)
 		}
-		return true
-	})
+		i = rawjson.SkipWS(b, e)
+		if i >= len(b) {
+			return -1
+		}
+		if b[i] == ']' {
+			return i + 1
+		}
+		if b[i] != ',' {
+			return -1
+		}
+		i = rawjson.SkipWS(b, i+1)
+	}
+	return -1
 }
 
-// strField checks that v is a string or null and stores it in dst (nil
-// for null).
-func strField(v []byte, dst *[]byte) bool {
-	switch v[0] {
+// strField reads the value at b[vs], which must be a string or null, into
+// dst (nil for null), and returns the index after it, or -1.
+func strField(b []byte, vs int, dst *[]byte) int {
+	switch b[vs] {
 	case '"':
-		*dst = v
+		e := skipString(b, vs)
+		if e > 0 {
+			*dst = b[vs:e]
+		}
+		return e
 	case 'n':
 		*dst = nil
-	default:
-		return false
+		return rawjson.SkipValue(b, vs)
 	}
-	return true
+	return -1
 }
 
-// elements calls fn with each element of the JSON array arr, and reports
-// false when fn does or when arr is not an array it could walk.
-func elements(arr []byte, fn func(el []byte) bool) bool {
-	i := rawjson.SkipWS(arr, 1)
-	if i < len(arr) && arr[i] == ']' {
-		return true
+// skipString returns the index just after the JSON string that starts at
+// b[i] (a '"'), or -1, as rawjson.SkipString does: the first quote after
+// an even number of backslashes ends it. Its first 32 bytes are scanned
+// eight at a time, escapes taken as they come (most strings are short);
+// the rest of a longer string with bytes.IndexByte.
+func skipString(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
 	}
-	for i < len(arr) {
-		end := rawjson.SkipValue(arr, i)
-		if end < 0 || !fn(arr[i:end]) {
-			return false
+	j := i + 1
+	for end := min(len(b), j+32); j < end; {
+		if j+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[j:])
+			q, bs := x^(lo8*'"'), x^(lo8*'\\')
+			if m := ((q-lo8)&^q | (bs-lo8)&^bs) & hi8; m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+			} else {
+				j += 8
+				continue
+			}
 		}
-		i = rawjson.SkipWS(arr, end)
-		if i >= len(arr) {
-			return false
+		switch b[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j += 2
+		default:
+			j++
 		}
-		if arr[i] == ']' {
-			return true
-		}
-		if arr[i] != ',' {
-			return false
-		}
-		i = rawjson.SkipWS(arr, i+1)
 	}
-	return false
+	for j < len(b) {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0 // backslashes before the quote: an odd number escapes it
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		j++
+		if n%2 == 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// skipValue is rawjson.SkipValue with strings skipped by skipString.
+func skipValue(b []byte, i int) int {
+	if i < len(b) && b[i] == '"' {
+		return skipString(b, i)
+	}
+	return rawjson.SkipValue(b, i)
 }
 
 // str decodes a string field: "" for an absent or null field.

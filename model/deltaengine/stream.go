@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -304,7 +303,7 @@ func argsObject(v []byte) (o model.Object, ok bool) {
 		e := -1
 		switch c := v[vs]; {
 		case c == '"':
-			if e = rawjson.SkipString(v, vs); e > 0 && strictLiteral(v[vs+1:e-1]) {
+			if e = skipString(v, vs); e > 0 && strictLiteral(v[vs+1:e-1]) {
 				val = model.Literal(v[vs:e])
 			} else {
 				e = -1

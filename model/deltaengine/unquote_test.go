@@ -2,6 +2,7 @@ package deltaengine
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
@@ -26,6 +27,25 @@ func FuzzUnquote(f *testing.F) {
 		// decodes to "", which it tells without decoding.
 		if empty := str(v) == ""; len(v) > 0 && v[0] == '"' && decodesEmpty(v) != empty {
 			t.Errorf("decodesEmpty(%s) = %v, want %v", v, !empty, empty)
+		}
+	})
+}
+
+// skipString must end a string where rawjson.SkipString does, whatever
+// the bytes (it stands in for it in the fold's walk).
+func FuzzSkipString(f *testing.F) {
+	for _, s := range []string{
+		`""`, `"a"`, `"a\"b"`, `"a\\"b"`, `"a\\\"b"`, `"\`, `"abc\"`, `"` + strings.Repeat(`x\"y\\`, 30) + `"tail`,
+		`"` + strings.Repeat("a", 70) + `\\\"` + strings.Repeat("b", 10) + `"`, `"\u0022"`, `x`, ``,
+	} {
+		f.Add([]byte(s), 0)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i > len(b) {
+			return
+		}
+		if got, want := skipString(b, i), rawjson.SkipString(b, i); got != want {
+			t.Fatalf("skipString(%q, %d) = %d, want %d", b, i, got, want)
 		}
 	})
 }
