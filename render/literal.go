@@ -86,6 +86,10 @@ func AppendJSONLiteral(dst, lit []byte) []byte {
 			dst = appendASCII(dst, c) // < > & DEL
 			i++
 		default:
+			if n := plainRune(s[i:]); n > 0 {
+				i += n // a character written as it is
+				continue
+			}
 			r, n := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && n == 1 {
 				return appendDecoded(dst[:start], lit)
@@ -142,6 +146,23 @@ func special8(x uint64) uint64 {
 	lg := (x ^ less8) &^ (0x02 * lo8)  // '<' (0x3c) and '>' (0x3e) give 0
 	bs := x ^ bslash8
 	return ((qa - lo8) | (lg - lo8) | (bs - lo8) | (x - ctl8) | ((x &^ hi8) + lo8) | x) & hi8
+}
+
+// plainRune returns the length of the UTF-8 character at the start of s
+// when it is one of the usual ones AppendJSONString writes as it is
+// (U+00C0 to U+07FF but U+0600 to U+063F, and U+2080 to U+2FFF: arrows,
+// box drawing, check marks and the like), or 0 when it takes a closer
+// look (needsEscape, invalid UTF-8).
+func plainRune(s []byte) int {
+	if len(s) >= 2 && s[1]&0xc0 == 0x80 {
+		switch c := s[0]; {
+		case c >= 0xc3 && c <= 0xdf && c != 0xd8:
+			return 2
+		case c == 0xe2 && len(s) >= 3 && s[1] >= 0x82 && s[2]&0xc0 == 0x80:
+			return 3
+		}
+	}
+	return 0
 }
 
 // appendDecoded appends lit decoded with rawjson.Unquote (the empty string

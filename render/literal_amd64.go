@@ -22,6 +22,9 @@ var hasAVX2 = cpu.X86.HasAVX2
 func plainRun(s []byte) int {
 	if hasAVX2 && len(s) >= 33 {
 		n := plainRunAVX2(s)
+		if len(s)-n >= 33 {
+			return n // it stopped at a byte, not for want of 33
+		}
 		return n + plainRunSWAR(s[n:])
 	}
 	return plainRunSWAR(s)
