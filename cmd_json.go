@@ -186,8 +186,8 @@ func appendIndent(b []byte, depth int) []byte {
 }
 
 // scalar writes one value as encoding/json would, escaped as by
-// render.SafeJSON: strings (decoded or model.Literal), integers, booleans
-// and null directly, other values with encoding/json (a nested value of
+// render.SafeJSON: strings (decoded, model.Literal or *model.Literal),
+// integers, booleans and null directly, other values with encoding/json (a nested value of
 // another type is indented by re-encoding).
 func (e *encoder) scalar(v any, depth int) {
 	switch x := v.(type) {
@@ -197,6 +197,11 @@ func (e *encoder) scalar(v any, depth int) {
 	case model.Literal:
 		e.b = render.AppendJSONLiteral(e.b, x)
 		return
+	case *model.Literal:
+		if x != nil {
+			e.b = render.AppendJSONLiteral(e.b, *x)
+			return
+		}
 	case int:
 		e.b = strconv.AppendInt(e.b, int64(x), 10)
 		return
@@ -420,6 +425,10 @@ func stringBytes(v any) int {
 		return len(x)
 	case model.Literal:
 		return len(x)
+	case *model.Literal:
+		if x != nil {
+			return len(*x)
+		}
 	case model.Field:
 		return len(x.Key) + stringBytes(x.Value)
 	case model.Object:

@@ -176,8 +176,9 @@ func BenchmarkWriteStateDeltaEngine(b *testing.B) {
 	}
 }
 
-// A model.Literal is written as the string it stands for: the same bytes,
-// terminal controls escaped, whatever the literal holds.
+// A model.Literal (or a pointer to one) is written as the string it
+// stands for: the same bytes, terminal controls escaped, whatever the
+// literal holds.
 func TestWriteJSONLiteral(t *testing.T) {
 	for _, s := range []string{"", "plain", "line\nbreak \"q\" \\ <b>&", "\x1b[31mred\x1b[0m \u202e \u2028 \x7f \xff", "é 🎉 \U000e0041"} {
 		lit, _ := json.Marshal(s)
@@ -187,10 +188,11 @@ func TestWriteJSONLiteral(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got, want bytes.Buffer
-			if err := writeJSON(&got, model.Object{{Key: "v", Value: model.Literal(l)}, {Key: "list", Value: []any{model.Literal(l)}}}); err != nil {
+			ptr := model.Literal(l)
+			if err := writeJSON(&got, model.Object{{Key: "v", Value: model.Literal(l)}, {Key: "list", Value: []any{model.Literal(l), &ptr}}}); err != nil {
 				t.Fatal(err)
 			}
-			if err := writeJSON(&want, model.Object{{Key: "v", Value: orig}, {Key: "list", Value: []any{orig}}}); err != nil {
+			if err := writeJSON(&want, model.Object{{Key: "v", Value: orig}, {Key: "list", Value: []any{orig, orig}}}); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {
@@ -199,11 +201,14 @@ func TestWriteJSONLiteral(t *testing.T) {
 			// Marshalled (model.Indent, Lazy.MarshalJSON), it is the same
 			// string too.
 			var back string
-			m, err := json.Marshal(model.Object{{Key: "v", Value: model.Literal(l)}})
+			m, err := json.Marshal(model.Object{{Key: "v", Value: model.Literal(l)}, {Key: "p", Value: &ptr}})
 			if err == nil {
-				var o struct{ V string }
+				var o struct{ V, P string }
 				err = json.Unmarshal(m, &o)
 				back = o.V
+				if o.P != o.V {
+					t.Errorf("*Literal(%s) marshals to %q, Literal to %q", l, o.P, o.V)
+				}
 			}
 			if err != nil || back != orig {
 				t.Errorf("Literal(%s) marshals to %s (%v), which decodes to %q, want %q", l, m, err, back, orig)

@@ -21,8 +21,8 @@ type Field struct {
 }
 
 // Object is a JSON object that keeps its members in order. Values are nil,
-// bool, string, Literal, int, int64, float64, json.Number, Object or []any;
-// anything else is marshalled with encoding/json.
+// bool, string, Literal or *Literal, int, int64, float64, json.Number,
+// Object or []any; anything else is marshalled with encoding/json.
 type Object []Field
 
 // Literal is a string value still in the form a journal holds it: a JSON
@@ -32,7 +32,9 @@ type Object []Field
 // as that string would be, without decoding it first (rewind state writes
 // it with render.AppendJSONLiteral). A Literal usually points into a read
 // buffer: one yielded by a Lazy with Transient set is valid only until the
-// yield call that got it returns.
+// yield call that got it returns. A *Literal stands for the same string:
+// a list that reuses its Literals boxes pointers to them, which does not
+// allocate.
 type Literal []byte
 
 // String returns the decoded value of l.

@@ -697,11 +697,32 @@ func decodesEmpty(v []byte) bool {
 // must have valid escapes and no raw quote or control character (invalid
 // UTF-8 becomes U+FFFD).
 func validLiteral(s []byte) bool {
-	for i := special(s); i < len(s); {
-		if s[i] != '\\' {
-			return bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
+	return strictLiteral(s) || bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
+}
+
+// strictLiteral reports whether s, the contents of a string literal
+// (quotes taken off), is one a JSON decoder accepts (model.FromRaw's, or
+// unquote's for a literal with escapes): no raw quote or control
+// character, only valid escapes (invalid UTF-8 and lone surrogates become
+// U+FFFD). Eight bytes at a time between escapes.
+func strictLiteral(s []byte) bool {
+	for i := 0; ; {
+		for i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[i:])
+			q, bs := x^(lo8*'"'), x^(lo8*'\\')
+			if m := ((q-lo8)&^q | (bs-lo8)&^bs | (x-lo8*0x20)&^x) & hi8; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
 		}
-		if i+1 >= len(s) {
+		for i < len(s) && s[i] != '"' && s[i] != '\\' && s[i] >= 0x20 {
+			i++
+		}
+		if i >= len(s) {
+			return true
+		}
+		if s[i] != '\\' || i+1 >= len(s) {
 			return false
 		}
 		switch s[i+1] {
@@ -715,9 +736,7 @@ func validLiteral(s []byte) bool {
 		default:
 			return false
 		}
-		i += special(s[i:])
 	}
-	return true
 }
 
 // special returns the index of the first byte of s that a JSON string

@@ -109,6 +109,7 @@ func (r *reader) messageObject(j int) model.Object {
 	}
 	sc := r.scratch()
 	l, bad := r.lineCalls(e, t, &sc.calls)
+	literal := sc.literal
 	if bad != "" {
 		return r.message(j).object()
 	}
@@ -146,10 +147,11 @@ func (r *reader) messageObject(j int) model.Object {
 }
 
 // scratch is where a reader builds the objects of a Transient list: each
-// item's objects are made in fields, and tool calls in items and calls,
-// reused once the item is written.
+// item's objects are made in fields, its literals in lits, its tool calls
+// in items and calls, all reused once the item is written.
 type scratch struct {
 	fields []model.Field
+	lits   []model.Literal
 	items  []any
 	calls  []rawCall
 }
@@ -159,7 +161,7 @@ func (r *reader) scratch() *scratch {
 	if r.sc == nil {
 		r.sc = &scratch{}
 	}
-	r.sc.fields = r.sc.fields[:0]
+	r.sc.fields, r.sc.lits = r.sc.fields[:0], r.sc.lits[:0]
 	return r.sc
 }
 
@@ -175,12 +177,17 @@ func (sc *scratch) object(fs ...model.Field) model.Object {
 }
 
 // literal returns the string field v (as parseLine keeps it) as a value
-// of a view: its model.Literal, or "" when it is absent or null.
-func literal(v []byte) any {
+// of a view: a *model.Literal of it made in sc (boxed without allocating),
+// or "" when it is absent or null.
+func (sc *scratch) literal(v []byte) any {
 	if len(v) == 0 || v[0] != '"' {
 		return ""
 	}
-	return model.Literal(v)
+	if len(sc.lits) == cap(sc.lits) {
+		sc.lits = make([]model.Literal, 0, max(32, 2*cap(sc.lits)))
+	}
+	sc.lits = append(sc.lits, v)
+	return &sc.lits[len(sc.lits)-1]
 }
 
 // streamActions yields the actions first requested or answered in entries
@@ -245,13 +252,15 @@ func actionField(reqr, resr *reader, i int) (f model.Field, ok bool) {
 			return f, false
 		}
 	}
+	sc := reqr.scratch()
+	literal := sc.literal
 	var args any = model.Object{}
 	var toolName, command, status, obs, requested, result any = "", "", "", nil, nil, nil
 	if req >= 0 {
 		p := &rl.p
 		toolName, command, status = literal(p.s[1]), literal(p.s[2]), "PENDING"
 		if len(p.x) > 0 {
-			if o, ok := argsObject(p.x); ok {
+			if o, ok := argsObject(p.x, sc); ok {
 				args = o
 			} else if v, err := model.FromRaw(p.x); err == nil {
 				args = v
@@ -268,7 +277,7 @@ func actionField(reqr, resr *reader, i int) (f model.Field, ok bool) {
 			result = n
 		}
 	}
-	return model.Field{Key: id, Value: reqr.scratch().object(
+	return model.Field{Key: id, Value: sc.object(
 		model.Field{Key: "tool_name", Value: toolName},
 		model.Field{Key: "tool_args", Value: args},
 		model.Field{Key: "resolved_command", Value: command},
@@ -284,17 +293,19 @@ func actionField(reqr, resr *reader, i int) (f model.Field, ok bool) {
 // strings, numbers, booleans and nulls under distinct names written
 // without escapes. ok is false for any other v (nested values, names with
 // escapes or repeated, anything FromRaw refuses); FromRaw reads it then.
-func argsObject(v []byte) (o model.Object, ok bool) {
+// The object is made in sc (valid until its next item) when sc is not nil.
+func argsObject(v []byte, sc *scratch) (o model.Object, ok bool) {
 	if len(v) == 0 || v[0] != '{' {
 		return nil, false
 	}
-	o = model.Object{}
+	var buf [8]model.Field
+	fs := buf[:0]
 	end := members(v, 0, func(name []byte, vs int) int {
 		if !plainName(name) {
 			return -1
 		}
 		key := string(name)
-		for _, f := range o {
+		for _, f := range fs {
 			if f.Key == key {
 				return -1
 			}
@@ -304,7 +315,11 @@ func argsObject(v []byte) (o model.Object, ok bool) {
 		switch c := v[vs]; {
 		case c == '"':
 			if e = skipString(v, vs); e > 0 && strictLiteral(v[vs+1:e-1]) {
-				val = model.Literal(v[vs:e])
+				if sc != nil {
+					val = sc.literal(v[vs:e])
+				} else {
+					val = model.Literal(v[vs:e])
+				}
 			} else {
 				e = -1
 			}
@@ -329,11 +344,17 @@ func argsObject(v []byte) (o model.Object, ok bool) {
 			e = -1 // "true1", "1x"
 		}
 		if e > 0 {
-			o = append(o, model.Field{Key: key, Value: val})
+			fs = append(fs, model.Field{Key: key, Value: val})
 		}
 		return e
 	})
-	return o, end == len(v)
+	if end != len(v) {
+		return nil, false
+	}
+	if sc != nil {
+		return sc.object(fs...), true
+	}
+	return append(model.Object{}, fs...), true
 }
 
 // plainName reports whether a member name, as written, is its own decoded
@@ -345,30 +366,6 @@ func plainName(n []byte) bool {
 		}
 	}
 	return utf8.Valid(n)
-}
-
-// strictLiteral reports whether s, the contents of a string literal
-// (quotes taken off), is one the JSON decoder of model.FromRaw accepts: no
-// raw quote or control character, only valid escapes (invalid UTF-8 and
-// lone surrogates become U+FFFD).
-func strictLiteral(s []byte) bool {
-	for i := special(s); i < len(s); i += special(s[i:]) {
-		if s[i] != '\\' || i+1 >= len(s) {
-			return false
-		}
-		switch s[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			i += 2
-		case 'u':
-			if _, ok := hex4(s[i:]); !ok {
-				return false
-			}
-			i += 6
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // numberEnd returns the index just after the JSON number that starts at

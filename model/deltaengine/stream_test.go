@@ -22,7 +22,7 @@ func FuzzArgsObject(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, v []byte) {
-		got, ok := argsObject(v)
+		got, ok := argsObject(v, nil)
 		if !ok {
 			return
 		}
