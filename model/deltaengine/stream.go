@@ -15,8 +15,8 @@ import (
 // of the whole conversation. Their strings are model.Literal values, the
 // bytes of the journal's string literals, not decoded: the Lazy lists are
 // Transient, each item valid until the yield call that gets it returns.
-// Both have Parts, of about partBytes of events each, that read the
-// journal through their own readers and can be made at the same time.
+// Both have Parts, each spanning about partSpan bytes of the journal, that
+// read it through their own readers and can be made at the same time.
 // Written out StreamView gives View's bytes. Each Lazy reads the journal
 // through its own readers; they may be written one after the other or at
 // the same time.
@@ -50,9 +50,11 @@ func (format) StreamView(s model.State) model.Object {
 
 // partSpan is about how many bytes of the journal a part of StreamView's
 // lists covers, and partEntries how many log entries at most: a part reads
-// its events with one read of their span. partSpan is a variable so that
-// tests cut small journals into many parts.
-var partSpan int64 = 768 << 10
+// its events with one read of their span, small enough that the span and
+// the text made from it stay in the CPU's cache (on the 1 GB journal,
+// 256 KiB takes 6% less CPU than 768 KiB). partSpan is a variable so
+// that tests cut small journals into many parts.
+var partSpan int64 = 256 << 10
 
 const partEntries = 4096
 
