@@ -242,6 +242,25 @@ type snap struct {
 	chunks [][]entry
 	inline [][]byte
 	n      int
+
+	nextOnce sync.Once
+	next     []uint32 // see nexts
+}
+
+// nexts returns the prev links of the snapshot's entries turned around:
+// for each entry, 1 + the index of the next entry whose action_id has the
+// same hash, or 0. It is built once, on the first call; safe for
+// concurrent use.
+func (s *snap) nexts() []uint32 {
+	s.nextOnce.Do(func() {
+		s.next = make([]uint32, s.n)
+		for i := range s.n {
+			if p := s.get(i).prev; p > 0 {
+				s.next[p-1] = uint32(i + 1)
+			}
+		}
+	})
+	return s.next
 }
 
 func (a *arena) snapshot(n int) *snap {

@@ -235,9 +235,21 @@ func actionField(reqr, resr *reader, i int) (f model.Field, ok bool) {
 		return f, false
 	}
 	id := str(fl.p.s[0])
-	req, res, found := reqr.request(id)
-	if !found {
-		return f, false
+	if keyOf([]byte(id)).check != first.check() {
+		return f, false // not the id the fold read there
+	}
+	// The entries of the id from its first one on, as request(id) would
+	// find them from the last one back, without looking the id up.
+	req, res := -1, -1
+	next := reqr.nexts()
+	for j := i; j >= 0; j = int(next[j]) - 1 {
+		switch e := reqr.get(j); {
+		case e.check() != first.check(): // another id with the same hash
+		case e.kind() == kRequest:
+			req, res = j, -1
+		default:
+			res = j
+		}
 	}
 	var rl, sl line
 	if req >= 0 {
