@@ -18,6 +18,17 @@ type Lazy struct {
 	// Each calls yield with the items in order, and stops early when
 	// yield returns false.
 	Each func(yield func(any) bool)
+	// Transient says that an item, and the Literal values in it, is valid
+	// only until the yield call that got it returns: a writer must write
+	// it before it returns, not keep it.
+	Transient bool
+	// Parts, when not nil, is Each cut into parts that may be made at the
+	// same time, on several goroutines: it calls yield with consecutive
+	// parts, each an Each of its own over the next items, until yield
+	// returns false or there are no more. The parts' items, in order, are
+	// Each's. Parts runs on one goroutine, and the parts it gives may run
+	// concurrently with it and with each other.
+	Parts func(yield func(part func(yield func(any) bool)) bool)
 }
 
 // MarshalJSON writes the items as marshalValue would write them held in a

@@ -10,6 +10,8 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
 )
 
 // Field is one member of an Object.
@@ -19,9 +21,31 @@ type Field struct {
 }
 
 // Object is a JSON object that keeps its members in order. Values are nil,
-// bool, string, int, int64, float64, json.Number, Object or []any; anything
-// else is marshalled with encoding/json.
+// bool, string, Literal or *Literal, int, int64, float64, json.Number,
+// Object or []any; anything else is marshalled with encoding/json.
 type Object []Field
+
+// Literal is a string value still in the form a journal holds it: a JSON
+// string literal, quotes included, as raw bytes. It stands for its decoded
+// value, with JSON.parse's rules (a lone surrogate escape is U+FFFD), and
+// for the empty string when it is not a JSON string literal; it is written
+// as that string would be, without decoding it first (rewind state writes
+// it with render.AppendJSONLiteral). A Literal usually points into a read
+// buffer: one yielded by a Lazy with Transient set is valid only until the
+// yield call that got it returns. A *Literal stands for the same string:
+// a list that reuses its Literals boxes pointers to them, which does not
+// allocate.
+type Literal []byte
+
+// String returns the decoded value of l.
+func (l Literal) String() string {
+	s, _ := rawjson.Unquote(l)
+	return s
+}
+
+// MarshalJSON writes the decoded value of l as json.Marshal writes a
+// string.
+func (l Literal) MarshalJSON() ([]byte, error) { return json.Marshal(l.String()) }
 
 // Get returns the value of the first member named key and whether it exists.
 func (o Object) Get(key string) (any, bool) {

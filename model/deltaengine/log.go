@@ -242,6 +242,25 @@ type snap struct {
 	chunks [][]entry
 	inline [][]byte
 	n      int
+
+	nextOnce sync.Once
+	next     []uint32 // see nexts
+}
+
+// nexts returns the prev links of the snapshot's entries turned around:
+// for each entry, 1 + the index of the next entry whose action_id has the
+// same hash, or 0. It is built once, on the first call; safe for
+// concurrent use.
+func (s *snap) nexts() []uint32 {
+	s.nextOnce.Do(func() {
+		s.next = make([]uint32, s.n)
+		for i := range s.n {
+			if p := s.get(i).prev; p > 0 {
+				s.next[p-1] = uint32(i + 1)
+			}
+		}
+	})
+	return s.next
 }
 
 func (a *arena) snapshot(n int) *snap {
@@ -282,6 +301,7 @@ type reader struct {
 	// some holds the action events decoded so far when infos is nil and
 	// the reader reads a few entries of a long log (the panes' views).
 	some map[int]*actEvent
+	sc   *scratch // where the stream views build their objects
 }
 
 // reader returns a reader of s that reads block bytes at first (0: just
@@ -302,7 +322,15 @@ func (r *reader) release() {
 	r.pooled, r.buf, r.bufOff = nil, nil, -1
 }
 
-// event returns the bytes of the event of e, valid until the next call.
+// holds reports whether the reader's buffer holds the event of e, so that
+// reading it does not read the file.
+func (r *reader) holds(e entry) bool {
+	off := e.off()
+	return e.has(fInline) || r.bufOff >= 0 && off >= r.bufOff && off+int64(e.n) <= r.bufOff+int64(len(r.buf))
+}
+
+// event returns the bytes of the event of e, valid until the next call
+// that reads the file.
 func (r *reader) event(e entry) ([]byte, error) {
 	if e.has(fInline) {
 		return r.inline[e.off()], nil

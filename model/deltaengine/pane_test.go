@@ -71,6 +71,7 @@ func checkPane(t *testing.T, s model.State, pos int) {
 	if got, want := marshal(t, Format.(model.StreamViews).StreamView(s)), marshal(t, full); got != want {
 		t.Fatalf("position %d: StreamView differs from View\n got %s\nwant %s", pos, clip(got), clip(want))
 	}
+	checkParts(t, s, pos)
 	for _, n := range []int{0, 1, 5} {
 		got, want := paneFormat.PaneView(s, n), wantPaneView(t, s, n)
 		if !reflect.DeepEqual(got, want) {

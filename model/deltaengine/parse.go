@@ -189,6 +189,8 @@ var specs = [...]spec{
 type payload struct {
 	v   [nNames][]byte
 	bad uint32 // bit n: a member n was not a string or null (tool_calls: not null or tool calls)
+	// calls, when not nil, gets the calls of the last tool_calls read.
+	calls *[]rawCall
 }
 
 // parseLine reads raw, one journal line, in one pass: the payload's
@@ -196,9 +198,18 @@ type payload struct {
 // when the fold ignores the line: raw is not an object, its type is not a
 // string (or null), its last payload is not an object, or a payload field
 // the type defines has the wrong kind.
-func parseLine(raw []byte) (l line, ok bool) {
+func parseLine(raw []byte) (l line, ok bool) { return parseLineCalls(raw, nil) }
+
+// parseLineCalls is parseLine that also leaves in calls (when not nil)
+// the tool calls of the last tool_calls it read, their fields as written
+// (a THOUGHT's, when it returns such a line), so that they are not walked
+// again.
+func parseLineCalls(raw []byte, calls *[]rawCall) (l line, ok bool) {
 	var typ []byte
-	var p payload
+	p := payload{calls: calls}
+	if calls != nil {
+		*calls = (*calls)[:0]
+	}
 	isObject := false
 	i := rawjson.SkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
@@ -207,13 +218,13 @@ func parseLine(raw []byte) (l line, ok bool) {
 	end := members(raw, i, func(name []byte, vs int) int {
 		switch envelopeName(name) {
 		case eSeq:
-			e := rawjson.SkipValue(raw, vs)
+			e := skipValue(raw, vs)
 			if e >= 0 {
 				l.seq = raw[vs:e]
 			}
 			return e
 		case eTimestamp:
-			e := rawjson.SkipValue(raw, vs)
+			e := skipValue(raw, vs)
 			if e >= 0 {
 				l.ts = raw[vs:e]
 			}
@@ -222,7 +233,7 @@ func parseLine(raw []byte) (l line, ok bool) {
 			if raw[vs] != '"' && raw[vs] != 'n' {
 				return -1
 			}
-			e := rawjson.SkipValue(raw, vs)
+			e := skipValue(raw, vs)
 			if e >= 0 {
 				typ = raw[vs:e]
 			}
@@ -230,12 +241,15 @@ func parseLine(raw []byte) (l line, ok bool) {
 		case ePayload:
 			isObject = raw[vs] == '{'
 			if !isObject {
-				return rawjson.SkipValue(raw, vs)
+				return skipValue(raw, vs)
 			}
-			p = payload{}
+			p = payload{calls: calls}
+			if calls != nil {
+				*calls = (*calls)[:0]
+			}
 			return p.read(raw, vs)
 		}
-		return rawjson.SkipValue(raw, vs)
+		return skipValue(raw, vs)
 	})
 	if end < 0 || !isObject {
 		return line{}, false
@@ -269,23 +283,20 @@ func parseLine(raw []byte) (l line, ok bool) {
 // -1.
 func (p *payload) read(b []byte, i int) int {
 	return members(b, i, func(name []byte, vs int) int {
-		e := rawjson.SkipValue(b, vs)
+		n := payloadName(name)
+		if n == nToolCalls {
+			return p.readCalls(b, vs)
+		}
+		e := skipValue(b, vs)
 		if e < 0 {
 			return -1
 		}
-		n := payloadName(name)
 		if n == nNone {
 			return e
 		}
 		v := b[vs:e]
 		switch n {
 		case nToolArgs:
-		case nToolCalls:
-			if v[0] != 'n' {
-				if _, ok := parseCalls(v, false); !ok {
-					p.bad |= 1 << n
-				}
-			}
 		default:
 			if v[0] != '"' && v[0] != 'n' {
 				p.bad |= 1 << n
@@ -294,6 +305,32 @@ func (p *payload) read(b []byte, i int) int {
 		p.v[n] = v
 		return e
 	})
+}
+
+// readCalls reads the tool_calls value at b[vs] (one pass over the array
+// when its calls have the right kinds) and returns the index after it, or
+// -1.
+func (p *payload) readCalls(b []byte, vs int) int {
+	const n = nToolCalls
+	var keep func(rawCall)
+	if p.calls != nil {
+		*p.calls = (*p.calls)[:0]
+		keep = func(c rawCall) { *p.calls = append(*p.calls, c) }
+	}
+	e := -1
+	if b[vs] != 'n' {
+		e = walkCallsAt(b, vs, keep)
+	}
+	if e < 0 {
+		if e = skipValue(b, vs); e < 0 {
+			return -1
+		}
+		if b[vs] != 'n' {
+			p.bad |= 1 << n
+		}
+	}
+	p.v[n] = b[vs:e]
+	return e
 }
 
 // members walks the object that starts at b[i] ('{'): for each member it
@@ -309,7 +346,7 @@ func members(b []byte, i int, fn func(name []byte, vs int) int) int {
 		if i >= len(b) || b[i] != '"' {
 			return -1
 		}
-		end := rawjson.SkipString(b, i)
+		end := skipString(b, i)
 		if end < 0 {
 			return -1
 		}
@@ -353,104 +390,190 @@ func is(n []byte, plain bool, name string) bool {
 // key is present and not null).
 func (f *fields) hasCalls() bool { return f.x != nil && f.x[0] != 'n' }
 
+// rawCall is one tool call of a THOUGHT as written: its string fields as
+// JSON string literals, nil for absent or null ("" once decoded).
+type rawCall struct {
+	id, typ, name, args []byte
+}
+
+// decode returns c with its fields decoded.
+func (c rawCall) decode() toolCall {
+	var t toolCall
+	t.ID, t.Type, t.Function.Name, t.Function.Arguments = str(c.id), str(c.typ), str(c.name), str(c.args)
+	return t
+}
+
 // parseCalls reads a THOUGHT's tool_calls array as model.Unmarshal fills a
 // []toolCall: null elements are zero calls, a repeated "function" merges
 // into the one before (null resets it). With decode false it only checks
-// the kinds and returns nil.
+// the kinds and returns nil. When an element has the wrong kinds, it
+// returns the calls before it and false.
 func parseCalls(v []byte, decode bool) ([]toolCall, bool) {
-	if len(v) == 0 || v[0] != '[' {
-		return nil, false
+	if !decode {
+		return nil, walkCalls(v, nil)
 	}
-	var calls []toolCall
-	if decode {
-		calls = []toolCall{}
-	}
-	ok := elements(v, func(el []byte) bool {
-		var c toolCall
-		switch el[0] {
-		case 'n':
-		case '{':
-			bad := false
-			walked := rawjson.Members(el, func(name, fv []byte) bool {
-				plain := bytes.IndexByte(name, '\\') < 0
-				switch {
-				case is(name, plain, "id"):
-					bad = !strField(fv, &c.ID, decode)
-				case is(name, plain, "type"):
-					bad = !strField(fv, &c.Type, decode)
-				case is(name, plain, "function"):
-					switch fv[0] {
-					case 'n':
-						c.Function.Name, c.Function.Arguments = "", ""
-					case '{':
-						walked := rawjson.Members(fv, func(name, gv []byte) bool {
-							plain := bytes.IndexByte(name, '\\') < 0
-							switch {
-							case is(name, plain, "name"):
-								bad = !strField(gv, &c.Function.Name, decode)
-							case is(name, plain, "arguments"):
-								bad = !strField(gv, &c.Function.Arguments, decode)
-							}
-							return !bad
-						})
-						bad = bad || !walked
-					default:
-						bad = true
-					}
-				}
-				return !bad
-			})
-			if bad || !walked {
-				return false
-			}
-		default:
-			return false
-		}
-		if decode {
-			calls = append(calls, c)
-		}
-		return true
-	})
+	calls := []toolCall{}
+	ok := walkCalls(v, func(c rawCall) { calls = append(calls, c.decode()) })
 	return calls, ok
 }
 
-// strField checks that v is a string or null and, with decode, stores it
-// in dst.
-func strField(v []byte, dst *string, decode bool) bool {
-	if v[0] != '"' && v[0] != 'n' {
-		return false
-	}
-	if decode {
-		*dst = str(v)
-	}
-	return true
+// walkCalls is parseCalls without the decoding: it calls fn (when not nil)
+// with each call of the tool_calls array v, its string fields as written,
+// and reports whether every element had the right kinds.
+func walkCalls(v []byte, fn func(c rawCall)) bool {
+	return walkCallsAt(v, 0, fn) == len(v)
 }
 
-// elements calls fn with each element of the JSON array arr, and reports
-// false when fn does or when arr is not an array it could walk.
-func elements(arr []byte, fn func(el []byte) bool) bool {
-	i := rawjson.SkipWS(arr, 1)
-	if i < len(arr) && arr[i] == ']' {
-		return true
+// walkCallsAt walks the tool_calls array at b[i] in one pass, calling fn
+// (when not nil) with each call, and returns the index just after it, or
+// -1 when it is not an array of calls with the right kinds (null elements
+// are zero calls; in a call, id, type, function.name and
+// function.arguments are strings or null, function an object or null; a
+// repeated member counts last, a null function resetting name and
+// arguments).
+func walkCallsAt(b []byte, i int, fn func(c rawCall)) int {
+	if i >= len(b) || b[i] != '[' {
+		return -1
 	}
-	for i < len(arr) {
-		end := rawjson.SkipValue(arr, i)
-		if end < 0 || !fn(arr[i:end]) {
-			return false
-		}
-		i = rawjson.SkipWS(arr, end)
-		if i >= len(arr) {
-			return false
-		}
-		if arr[i] == ']' {
-			return true
-		}
-		if arr[i] != ',' {
-			return false
-		}
-		i = rawjson.SkipWS(arr, i+1)
+	i = rawjson.SkipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1
 	}
-	return false
+	for i < len(b) {
+		var c rawCall
+		var e int
+		switch b[i] {
+		case 'n':
+			e = rawjson.SkipValue(b, i)
+		case '{':
+			e = members(b, i, func(name []byte, vs int) int {
+				plain := bytes.IndexByte(name, '\\') < 0
+				switch {
+				case is(name, plain, "id"):
+					return strField(b, vs, &c.id)
+				case is(name, plain, "type"):
+					return strField(b, vs, &c.typ)
+				case is(name, plain, "function"):
+					switch b[vs] {
+					case 'n':
+						c.name, c.args = nil, nil
+						return rawjson.SkipValue(b, vs)
+					case '{':
+						return members(b, vs, func(name []byte, vs int) int {
+							plain := bytes.IndexByte(name, '\\') < 0
+							switch {
+							case is(name, plain, "name"):
+								return strField(b, vs, &c.name)
+							case is(name, plain, "arguments"):
+								return strField(b, vs, &c.args)
+							}
+							return skipValue(b, vs)
+						})
+					}
+					return -1
+				}
+				return skipValue(b, vs)
+			})
+		default:
+			return -1
+		}
+		if e < 0 {
+			return -1
+		}
+		if fn != nil {
+			fn(c)
+		}
+		i = rawjson.SkipWS(b, e)
+		if i >= len(b) {
+			return -1
+		}
+		if b[i] == ']' {
+			return i + 1
+		}
+		if b[i] != ',' {
+			return -1
+		}
+		i = rawjson.SkipWS(b, i+1)
+	}
+	return -1
+}
+
+// strField reads the value at b[vs], which must be a string or null, into
+// dst (nil for null), and returns the index after it, or -1.
+func strField(b []byte, vs int, dst *[]byte) int {
+	switch b[vs] {
+	case '"':
+		e := skipString(b, vs)
+		if e > 0 {
+			*dst = b[vs:e]
+		}
+		return e
+	case 'n':
+		*dst = nil
+		return rawjson.SkipValue(b, vs)
+	}
+	return -1
+}
+
+// skipString returns the index just after the JSON string that starts at
+// b[i] (a '"'), or -1, as rawjson.SkipString does: the first quote after
+// an even number of backslashes ends it. Its first 32 bytes are scanned
+// eight at a time, escapes taken as they come (most strings are short);
+// the rest of a longer string with bytes.IndexByte.
+func skipString(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	j := i + 1
+	for end := min(len(b), j+32); j < end; {
+		if j+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[j:])
+			q, bs := x^(lo8*'"'), x^(lo8*'\\')
+			if m := ((q-lo8)&^q | (bs-lo8)&^bs) & hi8; m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+			} else {
+				j += 8
+				continue
+			}
+		}
+		switch b[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j += 2
+		default:
+			j++
+		}
+	}
+	for j < len(b) {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0 // backslashes before the quote: an odd number escapes it
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		j++
+		if n%2 == 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// skipValue is rawjson.SkipValue with strings skipped by skipString.
+func skipValue(b []byte, i int) int {
+	if i < len(b) && b[i] == '"' {
+		return skipString(b, i)
+	}
+	return rawjson.SkipValue(b, i)
 }
 
 // str decodes a string field: "" for an absent or null field.
@@ -554,6 +677,64 @@ func unquote(v []byte) (string, bool) {
 		if i = special(s); i == len(s) {
 			b.Write(s)
 			return b.String(), true
+		}
+	}
+}
+
+// decodesEmpty reports whether the string field v (a JSON string literal
+// as parseLine keeps it, null or absent) decodes to "" with str, without
+// decoding it: it is absent, null, "", or not a literal unquote accepts.
+func decodesEmpty(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return str(v) == "" // not as parseLine keeps a literal
+	}
+	return len(v) == 2 || !validLiteral(v[1:len(v)-1])
+}
+
+// validLiteral reports whether unquote accepts the JSON string literal
+// whose contents are s (its quotes taken off): one without a backslash
+// that is valid UTF-8 is taken as it is, whatever it holds; any other
+// must have valid escapes and no raw quote or control character (invalid
+// UTF-8 becomes U+FFFD).
+func validLiteral(s []byte) bool {
+	return strictLiteral(s) || bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
+}
+
+// strictLiteral reports whether s, the contents of a string literal
+// (quotes taken off), is one a JSON decoder accepts (model.FromRaw's, or
+// unquote's for a literal with escapes): no raw quote or control
+// character, only valid escapes (invalid UTF-8 and lone surrogates become
+// U+FFFD). Eight bytes at a time between escapes.
+func strictLiteral(s []byte) bool {
+	for i := 0; ; {
+		for i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[i:])
+			q, bs := x^(lo8*'"'), x^(lo8*'\\')
+			if m := ((q-lo8)&^q | (bs-lo8)&^bs | (x-lo8*0x20)&^x) & hi8; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		for i < len(s) && s[i] != '"' && s[i] != '\\' && s[i] >= 0x20 {
+			i++
+		}
+		if i >= len(s) {
+			return true
+		}
+		if s[i] != '\\' || i+1 >= len(s) {
+			return false
+		}
+		switch s[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if _, ok := hex4(s[i:]); !ok {
+				return false
+			}
+			i += 6
+		default:
+			return false
 		}
 	}
 }

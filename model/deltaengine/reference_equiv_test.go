@@ -656,6 +656,10 @@ func TestSameAsReferenceHashCollisions(t *testing.T) {
 				keys[weak([]byte(id))] = id
 			}
 		}
-		checkSame(t, p)
+		states := checkSame(t, p)
+		// The stream views follow the chains of the same hashes.
+		for _, pos := range []int{len(states) / 2, len(states) - 1} {
+			checkPane(t, states[pos], pos)
+		}
 	}
 }

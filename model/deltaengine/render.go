@@ -92,7 +92,7 @@ func writeMessage(b *strings.Builder, seqr, lookr *reader, i int) {
 		}
 	case "tool":
 		var head []string
-		a, ok := lookr.action(m.toolCallID)
+		a, ok := lookr.actionMeta(m.toolCallID)
 		if a.toolName != "" {
 			head = append(head, md.CodeSpan(a.toolName))
 		}
@@ -111,7 +111,7 @@ func writeMessage(b *strings.Builder, seqr, lookr *reader, i int) {
 // arguments the model gave).
 func writeCall(b *strings.Builder, r *reader, c toolCall) {
 	cmd := c.Function.Arguments
-	if a, ok := r.action(c.ID); ok && a.requestPos > 0 {
+	if a, ok := r.actionMeta(c.ID); ok && a.requestPos > 0 {
 		cmd = a.command
 	}
 	b.WriteString("- " + md.CodeSpan(md.Or(c.Function.Name, "?")))

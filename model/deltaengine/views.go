@@ -17,12 +17,16 @@ func changed(off int64) string {
 }
 
 // line reads back the event of e, which must be of type t.
-func (r *reader) line(e entry, t evType) (line, string) {
+func (r *reader) line(e entry, t evType) (line, string) { return r.lineCalls(e, t, nil) }
+
+// lineCalls is line that leaves a THOUGHT's tool calls in calls (see
+// parseLineCalls).
+func (r *reader) lineCalls(e entry, t evType, calls *[]rawCall) (line, string) {
 	raw, err := r.event(e)
 	if err != nil {
 		return line{}, err.Error()
 	}
-	l, ok := parseLine(raw)
+	l, ok := parseLineCalls(raw, calls)
 	if !ok || l.typ != t {
 		return line{}, changed(e.off())
 	}
@@ -206,7 +210,15 @@ func (r *reader) toolName(id string) string {
 // action returns action id as the state's prefix of the log leaves it: the
 // fields of its last ACTION_REQUEST and, when one came after it, of the
 // last ACTION_RESULT. ok is false when the prefix has no event of id.
-func (r *reader) action(id string) (a action, ok bool) {
+func (r *reader) action(id string) (a action, ok bool) { return r.actionWith(id, true) }
+
+// actionMeta is action without the observation (obs is left ""): what the
+// CONVERSATION projection shows of an action, read without decoding the
+// text of its result unless the reader has it decoded already.
+func (r *reader) actionMeta(id string) (a action, ok bool) { return r.actionWith(id, false) }
+
+// actionWith is action, with the observation only when withObs is set.
+func (r *reader) actionWith(id string, withObs bool) (a action, ok bool) {
 	a = action{id: id, requestPos: -1}
 	req, res, ok := r.request(id)
 	if !ok {
@@ -222,7 +234,12 @@ func (r *reader) action(id string) (a action, ok bool) {
 		a.requested, a.hasReq = in.seq, in.seqOK
 	}
 	if res >= 0 {
-		in := r.info(res)
+		var in *actEvent
+		if withObs {
+			in = r.info(res)
+		} else if in = r.decoded(res); in == nil {
+			in = r.resultMeta(res)
+		}
 		a.hasObs, a.obs = true, in.obs
 		if in.bad == "" {
 			a.status = in.status
@@ -230,4 +247,33 @@ func (r *reader) action(id string) (a action, ok bool) {
 		}
 	}
 	return a, true
+}
+
+// decoded returns the action event of entry j if the reader's view has
+// decoded it already, or nil.
+func (r *reader) decoded(j int) *actEvent {
+	if r.infos != nil && r.infos[j] != nil {
+		return r.infos[j]
+	}
+	if a := r.some[j]; a != nil {
+		return a
+	}
+	if a, ok := r.a.cached(j).(*actEvent); ok {
+		return a
+	}
+	return nil
+}
+
+// resultMeta is info for the ACTION_RESULT of entry j without its
+// observation (obs is "" unless the event could not be read back), kept
+// nowhere.
+func (r *reader) resultMeta(j int) *actEvent {
+	a := &actEvent{}
+	if l, bad := r.line(r.get(j), tActionResult); bad != "" {
+		a.id, a.obs, a.bad = bad, bad, bad
+	} else {
+		a.id, a.status = str(l.p.s[0]), str(l.p.s[1])
+		a.seq, a.seqOK, _ = seqNum(l.seq)
+	}
+	return a
 }

@@ -1,0 +1,95 @@
+package deltaengine
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rewind-tui/rewind/model"
+)
+
+// argsObject reads the usual tool_args without model.FromRaw; whatever it
+// accepts must be what FromRaw gives, written out byte for byte.
+func FuzzArgsObject(f *testing.F) {
+	for _, s := range []string{
+		`{}`, ` {}`, `{"command":"git status --short"}`, `{"path":"a.go","line":42,"force":true,"x":null,"n":-1.5e+3}`,
+		`{"a":"x\ny\"z\\\/\u0041\ud800\u001b<>&"}`, `{"a":"raw` + "\x01" + `"}`, `{"a":"bad \x"}`, `{"a":1,"a":2}`,
+		`{"a\u0062":1}`, `{"a":{"b":1}}`, `{"a":[1]}`, `{"a":01}`, `{"a":1.}`, `{"a":-}`, `{"a":1e}`, `{"a":truex}`,
+		`{"a":tru}`, `{"a":1,}`, `{"a" : "b" , "c":"d"}`, `{"a":"b"} `, `[1]`, `"s"`, `{"é":"` + "\xff" + `"}`,
+		"{\"\xff\":1}", `{"a":"b"`, `{"a":nul}`, `{"a":"\u00"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		got, ok := argsObject(v, nil)
+		if !ok {
+			return
+		}
+		want, err := model.FromRaw(v)
+		if err != nil {
+			t.Fatalf("argsObject(%q) read what FromRaw refuses: %v", v, err)
+		}
+		g, err1 := json.Marshal(got)
+		w, err2 := json.Marshal(want)
+		if err1 != nil || err2 != nil || string(g) != string(w) {
+			t.Fatalf("argsObject(%q) = %s (%v), FromRaw gives %s (%v)", v, g, err1, w, err2)
+		}
+	})
+}
+
+// checkParts checks that rewind state, which makes the parts of
+// StreamView's lists at the same time, gets Each's items from them: the
+// parts' items, each marshalled as it comes (they are Transient), are
+// Each's, for parts of one entry and of a few events.
+func checkParts(t *testing.T, s model.State, pos int) {
+	t.Helper()
+	defer func(span int64) { partSpan = span }(partSpan)
+	for _, span := range []int64{1, 2 << 10} {
+		partSpan = span
+		for _, f := range Format.(model.StreamViews).StreamView(s) {
+			l, ok := f.Value.(model.Lazy)
+			if !ok {
+				continue
+			}
+			if l.Parts == nil || !l.Transient {
+				t.Fatalf("position %d: %s is a Lazy without Parts or not Transient", pos, f.Key)
+			}
+			want := itemsJSON(t, l.Each)
+			var parts []func(func(any) bool)
+			l.Parts(func(part func(func(any) bool)) bool {
+				parts = append(parts, part)
+				return true
+			})
+			got := make([]string, len(parts))
+			var wg sync.WaitGroup
+			for i, part := range parts {
+				wg.Go(func() { got[i] = itemsJSON(t, part) })
+			}
+			wg.Wait()
+			if g := strings.Join(got, ""); g != want {
+				t.Fatalf("position %d: the %d parts of %s (span %d) give\n%s\nEach gives\n%s", pos, len(parts), f.Key, span, clip(g), clip(want))
+			}
+		}
+	}
+}
+
+// itemsJSON marshals the items each yields, each one as it comes.
+func itemsJSON(t *testing.T, each func(func(any) bool)) string {
+	var b strings.Builder
+	each(func(v any) bool {
+		if f, ok := v.(model.Field); ok {
+			b.WriteString(f.Key + "=")
+			v = f.Value
+		}
+		j, err := json.Marshal(v)
+		if err != nil {
+			t.Error(err)
+			return false
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+		return true
+	})
+	return b.String()
+}
