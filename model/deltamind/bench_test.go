@@ -1,0 +1,69 @@
+package deltamind
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/rawjson"
+)
+
+func benchLines(b *testing.B) ([][]byte, int64) {
+	var buf bytes.Buffer
+	if err := demo.Generate(&buf, "deltamind", 20000, 1); err != nil {
+		b.Fatal(err)
+	}
+	return bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")), int64(buf.Len())
+}
+
+// BenchmarkScan reads generated lines as the fold does (SetBytes: journal
+// bytes per op).
+func BenchmarkScan(b *testing.B) {
+	lines, n := benchLines(b)
+	b.SetBytes(n)
+	for range b.N {
+		for _, l := range lines {
+			var sc scanned
+			if !sc.scan(l) {
+				b.Fatalf("not read: %s", l)
+			}
+		}
+	}
+}
+
+// BenchmarkRead reads generated lines as the views do.
+func BenchmarkRead(b *testing.B) {
+	lines, n := benchLines(b)
+	b.SetBytes(n)
+	var lf lineFields
+	for range b.N {
+		for _, l := range lines {
+			if !lf.read(l) {
+				b.Fatalf("not read: %s", l)
+			}
+		}
+	}
+}
+
+// BenchmarkSkipStrings skips every string of generated lines with skipStr
+// and with rawjson.SkipString.
+func BenchmarkSkipStrings(b *testing.B) {
+	lines, n := benchLines(b)
+	for name, skip := range map[string]func([]byte, int) int{
+		"skipStr":    func(l []byte, i int) int { j, _ := skipStr(l, i); return j },
+		"SkipString": rawjson.SkipString,
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(n)
+			for range b.N {
+				for _, l := range lines {
+					for i := 0; i < len(l); i++ {
+						if l[i] == '"' {
+							i = skip(l, i) - 1
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,512 @@
+package deltamind
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/model"
+)
+
+// A decoder reads the lines of a lineage's entries back (from the journal
+// file, or inline) and decodes them with line.parse and parseDelta, the
+// full readers: an item is rebuilt by applying the deltas of its versions
+// in order, as the reconciler applied them.
+//
+// A sequential decoder, for the views that walk every item in creation
+// order (View, StreamView, Render), reads the file in windows of a few MiB,
+// in which the lines of an item's later versions are usually found too (a
+// journal revises an item soon after it creates it); others read each line
+// on its own.
+//
+// A decoder takes the lineage's lock only to read the lineage, never while
+// it reads the file. It is not safe for concurrent use.
+type decoder struct {
+	l   *lineage
+	seq bool
+	win []byte // the file from lo, when sequential
+	lo  int64
+	eof bool // win reaches the end of the file
+	// ks and locs are scratch for an item's versions, lf for a line.
+	ks   []int32
+	locs []uint64
+	lf   lineFields
+}
+
+const (
+	winSize = 8 << 20 // bytes of a sequential decoder's window
+	slack   = 1 << 20 // how close to its end a first line moves the window
+)
+
+func (l *lineage) decoder(sequential bool) *decoder { return &decoder{l: l, seq: sequential} }
+
+// line returns the bytes of the line an entry's loc points to, without
+// the whitespace around them, and false when they cannot be read or are
+// no longer the line folded (the file changed). first says that the line
+// is the first of an item (whose offsets grow from item to item), which
+// may move a sequential decoder's window.
+func (d *decoder) line(loc uint64, first bool) ([]byte, bool) {
+	var b []byte
+	if loc&locInline != 0 {
+		d.l.mu.Lock()
+		b = d.l.inlineLine(loc)
+		d.l.mu.Unlock()
+	} else {
+		off := int64(locOf(loc))
+		b = d.fromWindow(off, first)
+		if b == nil {
+			b = d.read(off)
+		}
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b, b != nil && lineCheck(b) == checkOf(loc)
+}
+
+// fromWindow returns the line at off from the window, moving the window
+// there first when the decoder is sequential and first is set, or nil.
+func (d *decoder) fromWindow(off int64, first bool) []byte {
+	if d.l.src == nil {
+		return nil
+	}
+	if d.seq && first && (d.win == nil || off < d.lo || !d.eof && off > d.lo+int64(len(d.win))-slack) {
+		// A window is never reused: the strings decoded from it are
+		// views of it. The first ones are small, for small journals.
+		size := winSize
+		if d.win == nil {
+			size = 64 << 10
+		} else if !d.eof {
+			size = min(2*cap(d.win), winSize)
+		}
+		d.win = make([]byte, size)
+		n, err := d.l.src.ReadAt(d.win, off)
+		d.win, d.lo, d.eof = d.win[:n], off, err != nil
+	}
+	if d.win == nil || off < d.lo || off >= d.lo+int64(len(d.win)) {
+		return nil
+	}
+	b := d.win[off-d.lo:]
+	if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+		return b[:nl]
+	}
+	if d.eof {
+		return b
+	}
+	return nil
+}
+
+// read reads the line at off on its own, into memory of its own (the
+// strings decoded from it are views of it).
+func (d *decoder) read(off int64) []byte {
+	if d.l.src == nil {
+		return nil
+	}
+	size := 1 << 10
+	for {
+		b := make([]byte, size)
+		n, err := d.l.src.ReadAt(b, off)
+		b = b[:n]
+		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+			return b[:nl]
+		}
+		if err != nil {
+			if err == io.EOF && n > 0 {
+				return b
+			}
+			return nil
+		}
+		size *= 2
+	}
+}
+
+// turnVal is one entry of an item's sourceTurns: the turnId and the
+// offset as written (nil when absent, null or not kept).
+type turnVal struct {
+	id  string
+	off []byte
+}
+
+// itemVal is a MemoryItem as the views show it, rebuilt from its lines.
+// Its scope is always "session", and its semanticId is kept as the kind
+// and the hash it is made of.
+type itemVal struct {
+	id, summary, confidence, lastTouched string
+	turns                                []turnVal
+	tags                                 []string
+	touches                              int
+	sid                                  uint32 // semanticHash of the summary the last upsert gave
+	kind, sidKind, status                uint8  // indexes in itemKinds, itemStatuses
+	branch                               bool   // whether tags holds "branch"
+}
+
+func (it *itemVal) kindName() string   { return itemKinds[it.kind] }
+func (it *itemVal) statusName() string { return itemStatuses[it.status] }
+func (it *itemVal) semanticID() string { return formatSemanticID(itemKinds[it.sidKind], it.sid) }
+
+// item returns item i as of the first seq item versions.
+func (d *decoder) item(i int32, seq int64) itemVal {
+	l := d.l
+	l.mu.Lock()
+	d.ks, d.locs = d.ks[:0], d.locs[:0]
+	for k := l.version(i, seq); k >= 0; k = l.revs.prev(int(k)) {
+		d.ks = append(d.ks, k)
+		d.locs = append(d.locs, l.ivs.at(int(k)))
+	}
+	var variants []format
+	if l.other != nil {
+		for _, k := range d.ks {
+			variants = append(variants, l.variantOf(k))
+		}
+	}
+	f := l.variants[0]
+	l.mu.Unlock()
+	var it itemVal
+	for j := len(d.ks) - 1; j >= 0; j-- {
+		raw, ok := d.line(d.locs[j], j == len(d.ks)-1)
+		if !ok || !d.lf.read(raw) {
+			return broken(d.locs[0])
+		}
+		if variants != nil {
+			f = variants[j]
+		}
+		it.apply(&d.lf.delta, int64(d.ks[j])+1, j == len(d.ks)-1, f, l.sids)
+	}
+	return it
+}
+
+// broken is what an item shows whose lines are no longer in the file as
+// they were folded.
+func broken(loc uint64) itemVal {
+	c := classOf(loc)
+	return itemVal{summary: "[rewind: the journal changed at offset " + strconv.FormatUint(locOf(loc), 10) + " since it was read]",
+		kind: kindOfClass(c), sidKind: kindOfClass(c), status: statusOfClass(c), branch: branchOfClass(c)}
+}
+
+// apply applies d, the delta of the item version whose seq is seq (first:
+// the one that created the item), as reconciler.ts applyDelta does.
+func (it *itemVal) apply(d *delta, seq int64, first bool, f format, sids *sidCache) {
+	id := d.id
+	switch d.kind {
+	case "decision_made":
+		it.upsert(d, kDecision, d.summary, sActive, d.confidence, nil, first, sids)
+	case "constraint_added":
+		conf, tags := "high", []string{"soft"}
+		if d.hard {
+			conf, tags = "certain", []string{"hard"}
+		}
+		it.upsert(d, kConstraint, d.summary, sActive, conf, tags, first, sids)
+	case "task_opened":
+		it.upsert(d, kTask, d.summary, sActive, "high", nil, first, sids)
+	case "fact_learned":
+		it.upsert(d, kFact, d.summary, sActive, d.confidence, nil, first, sids)
+	case "hypothesis_introduced":
+		it.upsert(d, kHypothesis, d.summary, sTentative, d.confidence, nil, first, sids)
+	case "goal_set":
+		it.upsert(d, kGoal, d.summary, sActive, d.confidence, nil, first, sids)
+	case "branch_created":
+		tags := append([]string{"branch"}, d.alternatives...)
+		it.upsert(d, kHypothesis, strings.Join(d.alternatives, " | "), sTentative, "medium", tags, first, sids)
+	default:
+		id = d.targetID
+		switch d.kind {
+		case "decision_revised":
+			it.summary = d.summary
+			if d.confidence != "" {
+				it.confidence = d.confidence
+			}
+		case "constraint_revised":
+			it.summary = d.summary
+			if d.mode != "" {
+				it.tags = unionTags(it.tags, []string{d.mode})
+				it.branch = hasTag(it.tags, "branch")
+			}
+		case "task_closed":
+			it.status = sResolved
+			it.summary = it.summary + " → " + d.resolution
+		case "item_superseded":
+			it.status = sSuperseded
+			it.summary = it.summary + " [superseded: " + d.reason + "]"
+		}
+		it.turns = appendTurns(it.turns, d.turns)
+		it.lastTouched = d.timestamp
+	}
+	// touch: the snapshot's lastTouched, when its last touch of the item
+	// is this very delta.
+	it.touches++
+	if f.snap != nil {
+		if t, ok := f.snap[id]; ok && t.index == seq && t.count == it.touches && t.kind == d.kind && t.timestamp == d.timestamp {
+			it.lastTouched = t.lastTouched
+		}
+	}
+}
+
+// upsert is reconciler.ts upsertItem: a new item (first), or an update of
+// the existing one (whose kind and scope never change).
+func (it *itemVal) upsert(d *delta, kind uint8, summary string, status uint8, confidence string, tags []string, first bool, sids *sidCache) {
+	if first {
+		*it = itemVal{id: d.id, kind: kind, tags: tags}
+		it.turns = make([]turnVal, len(d.turns))
+		for i, t := range d.turns {
+			it.turns[i] = turnVal{t.turnID, t.off}
+		}
+	} else {
+		it.turns = appendTurns(it.turns, d.turns)
+		if tags != nil {
+			it.tags = unionTags(it.tags, tags)
+		}
+	}
+	it.branch = hasTag(it.tags, "branch")
+	it.status, it.confidence = status, confidence
+	it.summary, it.sid, it.sidKind = summary, sids.hash(summary), kind
+	it.lastTouched = d.timestamp
+}
+
+// appendTurns returns turns plus the new ones whose turnId is not there yet
+// (appendSourceTurns).
+func appendTurns(turns []turnVal, add []sourceRef) []turnVal {
+	out := turns[:len(turns):len(turns)]
+	var seen map[string]bool
+	if len(turns)+len(add) > 16 {
+		seen = make(map[string]bool, len(turns)+len(add))
+		for _, t := range turns {
+			seen[t.id] = true
+		}
+	}
+	for _, t := range add {
+		if seen != nil {
+			if seen[t.turnID] {
+				continue
+			}
+			seen[t.turnID] = true
+		} else if hasTurn(out, t.turnID) {
+			continue
+		}
+		out = append(out, turnVal{t.turnID, t.off})
+	}
+	return out
+}
+
+func hasTurn(ts []turnVal, id string) bool {
+	for _, t := range ts {
+		if t.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// unionTags is [...new Set([...a, ...b])].
+func unionTags(a, b []string) []string {
+	out := make([]string, 0, len(a)+len(b))
+	for _, t := range a {
+		if !hasTag(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, t := range b {
+		if !hasTag(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// hasTag reports whether tags holds tag.
+func hasTag(tags []string, tag string) bool {
+	for _, t := range tags {
+		if t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// object returns the item as View shows it: a snapshot.json SnapshotItem.
+func (it *itemVal) object() model.Object {
+	turns := make([]any, 0, len(it.turns))
+	for _, t := range it.turns {
+		to := obj("turnId", t.id)
+		if t.off != nil {
+			if off, err := model.FromRaw(t.off); err == nil && off != nil {
+				to = append(to, model.Field{Key: "offset", Value: off})
+			}
+		}
+		turns = append(turns, to)
+	}
+	o := make(model.Object, 0, 10)
+	o = append(o, model.Field{Key: "id", Value: it.id}, model.Field{Key: "semanticId", Value: it.semanticID()},
+		model.Field{Key: "kind", Value: it.kindName()}, model.Field{Key: "summary", Value: it.summary},
+		model.Field{Key: "status", Value: it.statusName()}, model.Field{Key: "confidence", Value: it.confidence},
+		model.Field{Key: "scope", Value: "session"}, model.Field{Key: "sourceTurns", Value: turns},
+		model.Field{Key: "lastTouched", Value: it.lastTouched})
+	if len(it.tags) > 0 {
+		tags := make([]any, len(it.tags))
+		for i, t := range it.tags {
+			tags[i] = t
+		}
+		o = append(o, model.Field{Key: "tags", Value: tags})
+	}
+	return o
+}
+
+// entry returns a rejected line or disagreement as View shows it: {seq,
+// kind, target, reason, timestamp, at} for a rejected line (disagreement
+// false), {seq, kind, target, reason, at} for a disagreement.
+func (d *decoder) entry(r rec, disagreement bool) model.Object {
+	raw, ok := d.line(r.loc, true)
+	l := &d.lf
+	dl := &l.delta
+	if !ok || !l.read(raw) {
+		note := broken(r.loc).summary
+		if disagreement {
+			return obj("seq", nil, "kind", "", "target", "", "reason", note, "at", r.at())
+		}
+		return obj("seq", nil, "kind", "", "target", "", "reason", note, "timestamp", "", "at", r.at())
+	}
+	if disagreement {
+		return obj("seq", seqValue(l.seq), "kind", dl.kind, "target", dl.target(), "reason", reason(r.why(), r.oldKind(), dl.kind, dl.targetID), "at", r.at())
+	}
+	return obj("seq", seqValue(l.seq), "kind", dl.kind, "target", dl.target(), "reason", l.reason, "timestamp", l.timestamp, "at", r.at())
+}
+
+// read returns what the views need of a line the fold took (so one that
+// line.parse and parseDelta decode): its seq, timestamp and reason and its
+// delta, as they decode them. Strings without escapes are views of raw,
+// which must not change afterwards.
+func (lf *lineFields) read(raw []byte) bool {
+	*lf = lineFields{}
+	c, _ := open(raw, rawjson.SkipWS(raw, 0))
+	for c.next() {
+		switch string(c.name) {
+		case "delta":
+			if c.v < len(raw) && raw[c.v] == '{' {
+				lf.delta = delta{}
+				lf.hasDelta = true
+				c.i = lf.delta.read(raw, c.v)
+				continue
+			}
+			lf.hasDelta = false
+			c.value()
+		case "seq":
+			lf.seq = c.value()
+		case "timestamp":
+			lf.timestamp, _ = c.str()
+		case "reason":
+			lf.reason, _ = c.str()
+		default:
+			c.value()
+		}
+	}
+	return c.i >= 0 && lf.hasDelta
+}
+
+// lineFields is what the views read of a line.
+type lineFields struct {
+	seq               []byte
+	timestamp, reason string
+	delta             delta
+	hasDelta          bool
+}
+
+// read reads the delta object at b[i] and returns the index after it.
+func (d *delta) read(b []byte, i int) int {
+	c, _ := open(b, i)
+	for c.next() {
+		switch string(c.name) {
+		case "sourceTurns":
+			c.i = d.readTurns(b, c.v)
+		case "alternatives":
+			d.alternatives = nil
+			a, ok := openArr(b, c.v)
+			if !ok {
+				c.value()
+				continue
+			}
+			d.alternatives = []string{}
+			for {
+				e, more := a.next()
+				if !more {
+					break
+				}
+				a.i = skipVal(b, e)
+				if a.i >= 0 {
+					d.alternatives = append(d.alternatives, view(b[e:a.i]))
+				}
+			}
+			c.i = a.i
+		case "kind":
+			d.kind, _ = c.str()
+		case "timestamp":
+			d.timestamp, _ = c.str()
+		case "id":
+			d.id, _ = c.str()
+		case "targetId":
+			d.targetID, _ = c.str()
+		case "summary":
+			d.summary, _ = c.str()
+		case "confidence":
+			d.confidence, _ = c.str()
+		case "hard":
+			d.hard = string(c.value()) == "true"
+		case "mode":
+			d.mode, _ = c.str()
+		case "resolution":
+			d.resolution, _ = c.str()
+		case "reason":
+			d.reason, _ = c.str()
+		default:
+			c.value()
+		}
+	}
+	return c.i
+}
+
+// readTurns reads the sourceTurns array (or null) at b[i] into d and
+// returns the index after it.
+func (d *delta) readTurns(b []byte, i int) int {
+	d.turns = nil
+	a, ok := openArr(b, i)
+	if !ok { // null, or (in a delta that is not the last) anything
+		return skipVal(b, i)
+	}
+	d.turns = []sourceRef{}
+	for {
+		e, more := a.next()
+		if !more {
+			break
+		}
+		var t sourceRef
+		if b[e] != '{' {
+			d.turns = append(d.turns, t)
+			a.i = skipVal(b, e)
+			continue
+		}
+		c, _ := open(b, e)
+		for c.next() {
+			switch string(c.name) {
+			case "turnId":
+				t.turnID, _ = c.str()
+			case "offset":
+				if t.off = c.value(); string(t.off) == "null" {
+					t.off = nil
+				}
+			default:
+				c.value()
+			}
+		}
+		d.turns = append(d.turns, t)
+		a.i = c.i
+	}
+	return a.i
+}
+
+// view decodes the JSON string or null v as strVal does, without copying
+// when it has no escapes and is valid UTF-8.
+func view(v []byte) string {
+	b := decoded(v)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
