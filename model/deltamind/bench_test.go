@@ -67,3 +67,23 @@ func BenchmarkSkipStrings(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSemanticHash hashes the summaries of generated lines, each
+// once (no cache).
+func BenchmarkSemanticHash(b *testing.B) {
+	lines, _ := benchLines(b)
+	var sums []string
+	for _, l := range lines {
+		var lf lineFields
+		if lf.read(l) && lf.delta.summary != "" {
+			sums = append(sums, lf.delta.summary+" "+string(rune('a'+len(sums)%26)))
+		}
+	}
+	for name, hash := range map[string]func(string) uint32{"semanticHash": semanticHash, "unicodeHash": unicodeHash} {
+		b.Run(name, func(b *testing.B) {
+			for i := range b.N {
+				hash(sums[i%len(sums)])
+			}
+		})
+	}
+}

@@ -325,6 +325,22 @@ func hasTag(tags []string, tag string) bool {
 	return false
 }
 
+// The names of kinds, statuses and confidences as view values, made once
+// (an interface value of a string that is not a constant is an allocation).
+var (
+	kindValues       = values(itemKinds[:])
+	statusValues     = values(itemStatuses[:])
+	confidenceValues = values(confidences)
+)
+
+func values(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
 // object returns the item as View shows it: a snapshot.json SnapshotItem.
 func (it *itemVal) object() model.Object {
 	turns := make([]any, 0, len(it.turns))
@@ -337,10 +353,16 @@ func (it *itemVal) object() model.Object {
 		}
 		turns = append(turns, to)
 	}
+	conf := any(it.confidence)
+	for i, c := range confidences {
+		if it.confidence == c {
+			conf = confidenceValues[i]
+		}
+	}
 	o := make(model.Object, 0, 10)
 	o = append(o, model.Field{Key: "id", Value: it.id}, model.Field{Key: "semanticId", Value: it.semanticID()},
-		model.Field{Key: "kind", Value: it.kindName()}, model.Field{Key: "summary", Value: it.summary},
-		model.Field{Key: "status", Value: it.statusName()}, model.Field{Key: "confidence", Value: it.confidence},
+		model.Field{Key: "kind", Value: kindValues[it.kind]}, model.Field{Key: "summary", Value: it.summary},
+		model.Field{Key: "status", Value: statusValues[it.status]}, model.Field{Key: "confidence", Value: conf},
 		model.Field{Key: "scope", Value: "session"}, model.Field{Key: "sourceTurns", Value: turns},
 		model.Field{Key: "lastTouched", Value: it.lastTouched})
 	if len(it.tags) > 0 {

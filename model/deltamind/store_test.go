@@ -192,3 +192,48 @@ func TestRevisionsFork(t *testing.T) {
 		check("fork "+strconv.Itoa(i), &forks[i].r, forks[i].want)
 	}
 }
+
+// quickHash, where it hashes a summary, gives what the general hash gives:
+// on words that are and are not stop words or verbs to normalize, verbs
+// inside longer words and next to punctuation, every kind of space, upper
+// case, letters that lower case changes, characters outside the Basic
+// Multilingual Plane, invalid UTF-8 and control characters (the last ones
+// it leaves to the general hash).
+func TestQuickHash(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	words := []string{"using", "Using", "USING", "use", "building", "sending", "adding", "the", "The", "a", "not", "Node",
+		"refusing", "usingX", "x_using", "using_", "9using", "-using-", "(adding)", "writing.", "an", "ok", "__", "Z",
+		"été", "Été", "écrire", "→", "—", "“quoted”", "usingé", "éusing", "σ", "Σ", "ΣΑΣ", "İ", "ﬀ", "ǅ", "日本", "𝒳", "\uFFFD", "\xff", "Ⓐ", "ⓐ"}
+	seps := []string{" ", "  ", "\t", "\n", "\v", "\f", "\r", "-", ".", "", "\x01", "\x7f", "\u00a0", "\u2028", "\u3000", "\uFEFF", "·"}
+	hashed := 0
+	for range 100000 {
+		var b strings.Builder
+		for range r.Intn(12) {
+			b.WriteString(words[r.Intn(len(words))])
+			b.WriteString(seps[r.Intn(len(seps))])
+		}
+		s := b.String()
+		if h, ok := quickHash(s); ok {
+			hashed++
+			if want := unicodeHash(s); h != want {
+				t.Fatalf("quickHash(%q) = %08x, want %08x", s, h, want)
+			}
+		}
+	}
+	if hashed < 10000 {
+		t.Fatalf("quickHash hashed only %d summaries", hashed)
+	}
+}
+
+// FuzzQuickHash: wherever quickHash hashes a summary, the general hash
+// agrees.
+func FuzzQuickHash(f *testing.F) {
+	for _, s := range []string{"Use Redis for the blacklist, not a database table", "using X — é → Σ", "İstanbul ǅ ΣΑΣ writing\u2028adding"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if h, ok := quickHash(s); ok && h != unicodeHash(s) {
+			t.Fatalf("quickHash(%q) = %08x, want %08x", s, h, unicodeHash(s))
+		}
+	})
+}
