@@ -392,10 +392,10 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 // ns.v, and reports whether ev is that line (sc and cp are what Apply read
 // of it). The caller holds l.mu.
 func (l *lineage) reuse(f format, ns *state, sc *scanned, ev model.Event, cp *checkpointLine) bool {
-	if ns.v > int64(len(l.steps)) {
+	if ns.v > l.claimed {
 		return false
 	}
-	switch l.steps[ns.v-1] {
+	switch l.step(ns.v) {
 	case stepItem:
 		k := ns.seq
 		if sc.typ != lineAccepted || k >= int64(l.ivs.len()) || !l.matches(l.ivs.at(int(k)), ev) || !sameVariant(l.variantOf(int32(k)), f) {

@@ -10,21 +10,69 @@ import (
 //
 // DeltaMind's extractors name items "<prefix>-<n>" with one counter shared
 // by all prefixes (g-1, d-2, task-3, …), so most ids are found by their
-// number in a direct array of 4 bytes per number: the item's index and the
-// id's prefix, one of up to 15 per table. Other ids (and a counter id whose
-// number another prefix holds, or that is far above the numbers seen) go
-// to an open-addressing hash table (linear probing) whose entries hold 32
-// bits of a seeded hash and an index into keys, which holds the item's
-// index and a copy of the id in names.
+// number in a direct array, in pages of pageSize numbers: an entry holds
+// the id's prefix (one of up to 15 per table) and the item's index. The
+// items whose numbers share a page are made about when the counter passes
+// through it, so a page holds their indexes as 12-bit offsets from the
+// first one's in 2 bytes per number (short), until one does not fit and
+// the page is widened to 4 bytes per number (wide). Other ids (and a
+// counter id whose number another prefix holds, or that is far above the
+// numbers seen) go to an open-addressing hash table (linear probing) whose
+// entries hold 32 bits of a seeded hash and an index into keys, which
+// holds the item's index and a copy of the id in names.
 //
 // A table is not safe for concurrent use (its lineage's mu guards it).
 type idTable struct {
-	prefixes []string   // the prefixes of counter ids, code i+1
-	pages    [][]uint32 // direct entries by number: (index+1)<<4 | prefix code; 0 is empty
-	e        []uint64   // hash<<32 | (position in keys)+1; 0 is empty
+	prefixes []string // the prefixes of counter ids, code i+1
+	pages    []page   // direct entries by number
+	e        []uint64 // hash<<32 | (position in keys)+1; 0 is empty
 	keys     []idKey
 	names    pool
 	n        int // items in the table
+}
+
+// A page holds the direct entries of pageSize numbers, short or wide (or
+// none, for a page no number of which is used yet). An entry is 0 when no
+// item has the number, else the prefix code in its low 4 bits and, above,
+// the item's index + 1 (wide) or its offset from base + 1 (short).
+type page struct {
+	base  int32
+	short []uint16
+	wide  []uint32
+}
+
+// get returns the prefix code and item index of entry j (code 0: none).
+func (p *page) get(j uint32) (uint32, int32) {
+	if p.short != nil {
+		e := p.short[j]
+		return uint32(e) & maxPrefix, p.base + int32(e>>4) - 1
+	}
+	if p.wide != nil {
+		e := p.wide[j]
+		return e & maxPrefix, int32(e>>4) - 1
+	}
+	return 0, 0
+}
+
+// set makes entry j (empty) code c for item i.
+func (p *page) set(j uint32, c uint32, i int32) {
+	if p.short == nil && p.wide == nil {
+		p.short, p.base = make([]uint16, pageSize), i
+	}
+	if p.short != nil {
+		if off := i - p.base + 1; off > 0 && off < 1<<12 {
+			p.short[j] = uint16(off)<<4 | uint16(c)
+			return
+		}
+		p.wide = make([]uint32, pageSize)
+		for k, e := range p.short {
+			if e != 0 {
+				p.wide[k] = uint32(p.base+int32(e>>4))<<4 | uint32(e)&maxPrefix
+			}
+		}
+		p.short = nil
+	}
+	p.wide[j] = uint32(i+1)<<4 | c
 }
 
 // idKey is an item whose id the hash table holds.
@@ -82,13 +130,14 @@ func (t *idTable) code(prefix []byte) uint32 {
 	return 0
 }
 
-// direct returns the direct entry of number n, or nil.
-func (t *idTable) direct(n uint32) *uint32 {
+// direct returns the prefix code and item index of number n (code 0:
+// none).
+func (t *idTable) direct(n uint32) (uint32, int32) {
 	p := int(n >> pageBits)
-	if p >= len(t.pages) || t.pages[p] == nil {
-		return nil
+	if p >= len(t.pages) {
+		return 0, 0
 	}
-	return &t.pages[p][n&(pageSize-1)]
+	return t.pages[p].get(n & (pageSize - 1))
 }
 
 // lookup returns the index of the item whose id is id, among the items
@@ -96,8 +145,7 @@ func (t *idTable) direct(n uint32) *uint32 {
 func (t *idTable) lookup(id []byte, limit int32) (int32, bool) {
 	if prefix, n, ok := counter(id); ok {
 		if c := t.code(prefix); c != 0 {
-			if e := t.direct(n); e != nil && *e&maxPrefix == c {
-				i := int32(*e>>4) - 1
+			if ec, i := t.direct(n); ec == c {
 				return i, i < limit
 			}
 		}
@@ -134,13 +182,10 @@ func (t *idTable) add(id []byte, i int32) {
 		if c != 0 {
 			p := int(n >> pageBits)
 			for p >= len(t.pages) {
-				t.pages = append(t.pages, nil)
+				t.pages = append(t.pages, page{})
 			}
-			if t.pages[p] == nil {
-				t.pages[p] = make([]uint32, pageSize)
-			}
-			if e := &t.pages[p][n&(pageSize-1)]; *e == 0 {
-				*e = uint32(i+1)<<4 | c
+			if ec, _ := t.pages[p].get(n & (pageSize - 1)); ec == 0 {
+				t.pages[p].set(n&(pageSize-1), c, i)
 				return
 			}
 		}
@@ -177,19 +222,14 @@ func (t *idTable) insert(e uint64) {
 // with n items: the direct pages are copied without the later items, the
 // hash table is rebuilt from the earlier keys, and names is shared.
 func (t *idTable) fork(n int32) idTable {
-	f := idTable{prefixes: t.prefixes[:len(t.prefixes):len(t.prefixes)], pages: make([][]uint32, len(t.pages)), names: t.names.fork()}
-	for p, pg := range t.pages {
-		if pg == nil {
-			continue
-		}
-		np := make([]uint32, pageSize)
-		for j, e := range pg {
-			if e != 0 && int32(e>>4)-1 < n {
-				np[j] = e
+	f := idTable{prefixes: t.prefixes[:len(t.prefixes):len(t.prefixes)], pages: make([]page, len(t.pages)), names: t.names.fork()}
+	for p := range t.pages {
+		for j := range uint32(pageSize) {
+			if c, i := t.pages[p].get(j); c != 0 && i < n {
+				f.pages[p].set(j, c, i)
 				f.n++
 			}
 		}
-		f.pages[p] = np
 	}
 	for _, k := range t.keys {
 		if k.item < n {

@@ -47,7 +47,8 @@ type lineage struct {
 	mu sync.Mutex
 	// claimed is the newest version handed out to a state.
 	claimed int64
-	// steps[v-1] is what version v recorded (stepItem, …).
+	// steps says what each version recorded (stepItem, …), in two bits:
+	// version v's are bits 2*((v-1)%4) of steps[(v-1)/4] (see step).
 	steps []uint8
 	// src is the journal file the offsets of entries are in: the first
 	// comparable Src seen. Lines of other sources are kept inline.
@@ -58,7 +59,7 @@ type lineage struct {
 	variants []format
 	other    map[uint32]uint8
 
-	ivs   dense[uint64]
+	ivs   versions
 	revs  revisions
 	items dense[uint32] // newest version of each item, in creation order
 	ids   idTable
@@ -85,6 +86,9 @@ type lineage struct {
 	// forks.
 	sids *sidCache
 }
+
+// step returns what version v recorded. The caller holds l.mu.
+func (l *lineage) step(v int64) uint8 { return l.steps[(v-1)/4] >> (2 * ((v - 1) % 4)) & 3 }
 
 // What a version recorded, in steps.
 const (
@@ -193,8 +197,8 @@ func class(it *item) uint8 { return classOf(it.loc) }
 func (l *lineage) seqAt(v int64) int64 {
 	k := v / countsEvery
 	seq := l.counts[k].seq
-	for _, st := range l.steps[k*countsEvery : v] {
-		if st == stepItem {
+	for u := k*countsEvery + 1; u <= v; u++ {
+		if l.step(u) == stepItem {
 			seq++
 		}
 	}
@@ -207,14 +211,14 @@ func (l *lineage) countsAt(v int64) classCounts {
 	k := v / countsEvery
 	m := l.counts[k]
 	c, seq := m.c, m.seq
-	for _, st := range l.steps[k*countsEvery : v] {
-		if st != stepItem {
+	for u := k*countsEvery + 1; u <= v; u++ {
+		if l.step(u) != stepItem {
 			continue
 		}
 		if p := l.revs.prev(int(seq)); p >= 0 {
-			c[classOf(l.ivs.at(int(p)))]--
+			c[l.ivs.class(int(p))]--
 		}
-		c[classOf(l.ivs.at(int(seq)))]++
+		c[l.ivs.class(int(seq))]++
 		seq++
 	}
 	return c
@@ -240,7 +244,7 @@ func (l *lineage) at(i int32, v int64) *item {
 // classAt returns the class of item i among the first seq item versions.
 // The caller holds l.mu.
 func (l *lineage) classAt(i int32, seq int64) uint8 {
-	return classOf(l.ivs.at(int(l.version(i, seq))))
+	return l.ivs.class(int(l.version(i, seq)))
 }
 
 // lookup returns the index of the item whose id is id among the first n
@@ -329,7 +333,11 @@ func (l *lineage) variantOf(k int32) format {
 // one it entered. The caller holds l.mu.
 func (l *lineage) recordStep(v int64, step uint8, from, to uint8) {
 	l.claimed = v
-	l.steps = append(l.steps, step)
+	if (v-1)%4 == 0 {
+		l.steps = append(l.steps, step)
+	} else {
+		l.steps[(v-1)/4] |= step << (2 * ((v - 1) % 4))
+	}
 	if step == stepItem {
 		if from != noClass {
 			l.cur[from]--
@@ -348,7 +356,7 @@ func (l *lineage) fork(s *state) *lineage {
 	v, seq := s.v, s.seq
 	nl := &lineage{
 		claimed:       v,
-		steps:         l.steps[:v:v],
+		steps:         l.steps[: v/4 : v/4],
 		src:           l.src,
 		variants:      l.variants[:len(l.variants):len(l.variants)],
 		ivs:           l.ivs.fork(int(seq)),
@@ -362,6 +370,9 @@ func (l *lineage) fork(s *state) *lineage {
 		counts:        l.counts[: v/countsEvery+1 : v/countsEvery+1],
 		cur:           l.countsAt(v),
 		sids:          l.sids,
+	}
+	if v%4 != 0 { // the byte being filled, without the later versions' steps
+		nl.steps = append(nl.steps, l.steps[v/4]&(1<<(2*(v%4))-1))
 	}
 	for k, vi := range l.other {
 		if int64(k) < seq {

@@ -214,3 +214,118 @@ func (r *revisions) fork(n int) revisions {
 	}
 	return f
 }
+
+// versions holds the locs of a lineage's item versions (see lineage) in
+// about five bytes each instead of eight: the lines of a journal's item
+// versions follow each other in the file, so each keeps the distance from
+// the line of the version before (of those in the file) in 16 bits, with
+// the offset of the line before each block of 32 versions in bases. A
+// version whose distance does not fit, or whose line is kept inline, is
+// escaped: its loc is in far, by index. The class and the low 10 bits of
+// the check share a uint32 with the distance; the other 8 bits of the check
+// are in checks.
+type versions struct {
+	meta   dense[uint32] // distance | class<<16 | check&0x3ff<<22
+	checks dense[uint8]  // check>>10
+	bases  dense[uint64] // the offset run had before versions 32b…
+	far    dense[farLoc] // escaped versions, by index
+	run    uint64        // the offset of the last version in the file
+	n      int
+}
+
+// farLoc is the loc of escaped version k.
+type farLoc struct {
+	k   uint64
+	loc uint64
+}
+
+const (
+	blockBits = 5
+	escaped   = 0xffff
+)
+
+func (vs *versions) len() int { return vs.n }
+
+// add appends loc (with its class and check) and returns its index.
+func (vs *versions) add(loc uint64) int {
+	k := vs.n
+	vs.n++
+	if k&(1<<blockBits-1) == 0 {
+		vs.bases.add(vs.run)
+	}
+	dist := uint64(escaped)
+	if off := locOf(loc); loc&locInline == 0 {
+		if off >= vs.run && off-vs.run < escaped {
+			dist = off - vs.run
+		}
+		vs.run = off
+	}
+	if dist == escaped {
+		vs.far.add(farLoc{uint64(k), locOf(loc)})
+	}
+	check := checkOf(loc)
+	vs.meta.add(uint32(dist) | uint32(classOf(loc))<<16 | uint32(check&0x3ff)<<22)
+	vs.checks.add(uint8(check >> 10))
+	return k
+}
+
+// class returns the class of version k.
+func (vs *versions) class(k int) uint8 { return uint8(vs.meta.at(k)>>16) & (1<<classBits - 1) }
+
+// at returns the loc of version k.
+func (vs *versions) at(k int) uint64 {
+	m := vs.meta.at(k)
+	loc := uint64(m>>16&(1<<classBits-1))<<classOff | (uint64(m>>22)|uint64(vs.checks.at(k))<<10)<<checkOff
+	if m&0xffff == escaped {
+		return loc | vs.farAt(k)
+	}
+	// Add the distances back to the start of the block, or to an escaped
+	// version in the file. The block is within one chunk.
+	chunk := vs.meta.chunks[k>>denseBits]
+	start := k &^ (1<<blockBits - 1)
+	off := uint64(0)
+	for j := k; j >= start; j-- {
+		d := chunk[j&(denseSize-1)] & 0xffff
+		if d != escaped {
+			off += uint64(d)
+			continue
+		}
+		if f := vs.farAt(j); f&locInline == 0 {
+			return loc | (f + off)
+		}
+	}
+	return loc | (vs.bases.at(k>>blockBits) + off)
+}
+
+// farAt returns the offset (or inline index, with locInline) of escaped
+// version k.
+func (vs *versions) farAt(k int) uint64 {
+	lo, hi := 0, vs.far.len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if vs.far.at(m).k < uint64(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return vs.far.at(lo).loc
+}
+
+// fork returns the first n versions, sharing what it can with vs (see
+// dense.fork).
+func (vs *versions) fork(n int) versions {
+	nf := 0
+	for nf < vs.far.len() && vs.far.at(nf).k < uint64(n) {
+		nf++
+	}
+	f := versions{meta: vs.meta.fork(n), checks: vs.checks.fork(n), bases: vs.bases.fork((n + 1<<blockBits - 1) >> blockBits),
+		far: vs.far.fork(nf), n: n}
+	for k := n - 1; k >= 0; k-- {
+		if loc := vs.at(k); loc&locInline == 0 {
+			f.run = locOf(loc)
+			break
+		}
+	}
+	return f
+}

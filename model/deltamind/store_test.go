@@ -76,7 +76,8 @@ func TestDenseFork(t *testing.T) {
 
 // The id table finds every item by its id: counter ids by their number
 // (also when two prefixes share a number, when the number has leading
-// zeros or is far above the others), other ids by their hash (also when
+// zeros or is far above the others, when the items of a page's numbers are
+// far apart), other ids by their hash (also when
 // the hashes it keeps of two ids are equal: at this many ids some are,
 // which the test checks), and finds no item for ids it does not hold.
 // A fork finds only the items it was forked with.
@@ -84,7 +85,7 @@ func TestIDTableCollisions(t *testing.T) {
 	var tab idTable
 	const n = 300000
 	id := func(i int) string {
-		switch i % 6 {
+		switch i % 7 {
 		case 0:
 			return "d-" + strconv.Itoa(i)
 		case 1:
@@ -95,6 +96,8 @@ func TestIDTableCollisions(t *testing.T) {
 			return "g-" + strconv.Itoa(i*1000) // far above the others
 		case 4:
 			return "p" + strconv.Itoa(i%17) + "-" + strconv.Itoa(i) // more prefixes than codes
+		case 5:
+			return "w-" + strconv.Itoa(1e6+(i/7*7919)%(n/7)) // a page's numbers go to items far apart
 		}
 		return "item " + strconv.Itoa(i)
 	}
@@ -236,4 +239,71 @@ func FuzzQuickHash(f *testing.F) {
 			t.Fatalf("quickHash(%q) = %08x, want %08x", s, h, unicodeHash(s))
 		}
 	})
+}
+
+// versions gives back every loc as it was added (offset, inline index,
+// class and check), for lines that follow each other closely, far apart,
+// backwards and inline, in the versions and in forks taken anywhere.
+func TestVersionsLocs(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	var vs versions
+	var want []uint64
+	type fork struct {
+		vs   versions
+		want []uint64
+	}
+	var forks []fork
+	off := uint64(0)
+	next := func() uint64 {
+		var loc uint64
+		switch x := r.Intn(100); {
+		case x < 3:
+			loc = locInline | uint64(r.Intn(1000))
+		case x < 6:
+			off += uint64(r.Intn(1 << 20)) // far on
+			loc = off
+		case x < 8:
+			loc = uint64(r.Int63n(int64(off) + 1)) // back
+		case x < 9:
+			loc = maxOff
+		default:
+			off += uint64(r.Intn(600))
+			loc = off
+		}
+		return loc | uint64(r.Intn(nClasses))<<classOff | uint64(r.Intn(1<<checkBits))<<checkOff
+	}
+	for k := range 3*denseSize + 77 {
+		loc := next()
+		if got := vs.add(loc); got != k {
+			t.Fatalf("add returned %d, want %d", got, k)
+		}
+		want = append(want, loc)
+		if k%701 == 0 || k == 31 || k == 32 || k == denseSize-1 {
+			forks = append(forks, fork{vs.fork(k + 1), want[: k+1 : k+1]})
+		}
+	}
+	for i := range forks {
+		for range 100 {
+			loc := next()
+			forks[i].vs.add(loc)
+			forks[i].want = append(forks[i].want, loc)
+		}
+	}
+	check := func(what string, vs *versions, want []uint64) {
+		if vs.len() != len(want) {
+			t.Fatalf("%s: %d versions, want %d", what, vs.len(), len(want))
+		}
+		for k, loc := range want {
+			if got := vs.at(k); got != loc {
+				t.Fatalf("%s: at(%d) = %x, want %x", what, k, got, loc)
+			}
+			if got := vs.class(k); got != classOf(loc) {
+				t.Fatalf("%s: class(%d) = %d, want %d", what, k, got, classOf(loc))
+			}
+		}
+	}
+	check("versions", &vs, want)
+	for i := range forks {
+		check("fork "+strconv.Itoa(i), &forks[i].vs, forks[i].want)
+	}
 }
