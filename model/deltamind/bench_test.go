@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/model"
 )
 
 func benchLines(b *testing.B) ([][]byte, int64) {
@@ -85,5 +86,19 @@ func BenchmarkSemanticHash(b *testing.B) {
 				hash(sums[i%len(sums)])
 			}
 		})
+	}
+}
+
+// BenchmarkFold folds generated lines from Init, as a replay does (the
+// events have no file: their lines are kept inline).
+func BenchmarkFold(b *testing.B) {
+	lines, n := benchLines(b)
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for range b.N {
+		s := Format.Init()
+		for i, l := range lines {
+			s = Format.Apply(s, model.Event{Pos: i + 1, Line: i + 1, Raw: l})
+		}
 	}
 }

@@ -16,32 +16,44 @@ import (
 // full readers: an item is rebuilt by applying the deltas of its versions
 // in order, as the reconciler applied them.
 //
-// A sequential decoder, for the views that walk every item in creation
-// order (View, StreamView, Render), reads the file in windows of a few MiB,
-// in which the lines of an item's later versions are usually found too (a
-// journal revises an item soon after it creates it); others read each line
-// on its own.
+// A sequential decoder, for the views that walk items in creation order,
+// reads the file in windows (up to 8 MiB for those that walk them all,
+// View, StreamView and Render; up to 256 KiB for the panes, which show a
+// few hundred), in which the lines of an item's later versions are usually
+// found too (a journal revises an item soon after it creates it); others
+// read each line on its own.
 //
 // A decoder takes the lineage's lock only to read the lineage, never while
 // it reads the file. It is not safe for concurrent use.
 type decoder struct {
-	l   *lineage
-	seq bool
-	win []byte // the file from lo, when sequential
-	lo  int64
-	eof bool // win reaches the end of the file
+	l      *lineage
+	src    io.ReaderAt // l.src when the decoder was made
+	maxWin int         // the largest window, 0 for none
+	win    []byte      // the file from lo, when sequential
+	lo     int64
+	eof    bool // win reaches the end of the file
 	// ks and locs are scratch for an item's versions, lf for a line.
 	ks   []int32
 	locs []uint64
 	lf   lineFields
 }
 
+// Window sizes, in bytes: a decoder's first window is firstWin, each next
+// one twice the one before up to its maxWin; a first line within a
+// window's last eighth moves it.
 const (
-	winSize = 8 << 20 // bytes of a sequential decoder's window
-	slack   = 1 << 20 // how close to its end a first line moves the window
+	firstWin = 64 << 10
+	walkWin  = 8 << 20
+	paneWin  = 256 << 10
 )
 
-func (l *lineage) decoder(sequential bool) *decoder { return &decoder{l: l, seq: sequential} }
+// decoder returns a decoder of l whose windows are at most maxWin bytes
+// (0: no window).
+func (l *lineage) decoder(maxWin int) *decoder {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return &decoder{l: l, src: l.src, maxWin: maxWin}
+}
 
 // line returns the bytes of the line an entry's loc points to, without
 // the whitespace around them, and false when they cannot be read or are
@@ -70,20 +82,18 @@ func (d *decoder) line(loc uint64, first bool) ([]byte, bool) {
 // fromWindow returns the line at off from the window, moving the window
 // there first when the decoder is sequential and first is set, or nil.
 func (d *decoder) fromWindow(off int64, first bool) []byte {
-	if d.l.src == nil {
+	if d.src == nil {
 		return nil
 	}
-	if d.seq && first && (d.win == nil || off < d.lo || !d.eof && off > d.lo+int64(len(d.win))-slack) {
+	if d.maxWin > 0 && first && (d.win == nil || off < d.lo || !d.eof && off > d.lo+int64(len(d.win))*7/8) {
 		// A window is never reused: the strings decoded from it are
 		// views of it. The first ones are small, for small journals.
-		size := winSize
-		if d.win == nil {
-			size = 64 << 10
-		} else if !d.eof {
-			size = min(2*cap(d.win), winSize)
+		size := min(firstWin, d.maxWin)
+		if d.win != nil {
+			size = min(2*cap(d.win), d.maxWin)
 		}
 		d.win = make([]byte, size)
-		n, err := d.l.src.ReadAt(d.win, off)
+		n, err := d.src.ReadAt(d.win, off)
 		d.win, d.lo, d.eof = d.win[:n], off, err != nil
 	}
 	if d.win == nil || off < d.lo || off >= d.lo+int64(len(d.win)) {
@@ -99,16 +109,71 @@ func (d *decoder) fromWindow(off int64, first bool) []byte {
 	return nil
 }
 
+// cover reads the part of the file that holds the lines of locs into the
+// window in one read, when they are in the file and within maxCover bytes
+// of each other, so that a view that shows a few hundred entries reads
+// them at once. The caller holds d.l.mu.
+func (d *decoder) cover(locs []uint64) {
+	lo, hi := int64(-1), int64(-1)
+	for _, loc := range locs {
+		if loc&locInline != 0 {
+			continue
+		}
+		off := int64(locOf(loc))
+		if lo < 0 || off < lo {
+			lo = off
+		}
+		hi = max(hi, off)
+	}
+	if d.src == nil || lo < 0 || hi-lo > maxCover {
+		return
+	}
+	d.win = make([]byte, hi-lo+coverSlack)
+	n, err := d.src.ReadAt(d.win, lo)
+	d.win, d.lo, d.eof = d.win[:n], lo, err != nil
+}
+
+// maxCover is the widest span of lines cover reads at once; coverSlack is
+// what it reads after the last line's start, in bytes.
+const (
+	maxCover   = 4 << 20
+	coverSlack = 4 << 10
+)
+
+// itemLocs appends to out the locs of the lines of items from to to-1 as
+// of the first seq item versions. The caller holds l.mu.
+func (l *lineage) itemLocs(from, to int32, seq int64, out []uint64) []uint64 {
+	for i := from; i < to; i++ {
+		for k := l.version(i, seq); k >= 0; k = l.revs.prev(int(k)) {
+			out = append(out, l.ivs.at(int(k)))
+		}
+	}
+	return out
+}
+
+// recLocs appends to out the locs of rejected lines (or disagreements)
+// from to to-1. The caller holds l.mu.
+func (l *lineage) recLocs(disagreement bool, from, to int, out []uint64) []uint64 {
+	for i := from; i < to; i++ {
+		if disagreement {
+			out = append(out, l.disagreements.at(i).loc)
+		} else {
+			out = append(out, l.rejected.at(i).loc)
+		}
+	}
+	return out
+}
+
 // read reads the line at off on its own, into memory of its own (the
 // strings decoded from it are views of it).
 func (d *decoder) read(off int64) []byte {
-	if d.l.src == nil {
+	if d.src == nil {
 		return nil
 	}
 	size := 1 << 10
 	for {
 		b := make([]byte, size)
-		n, err := d.l.src.ReadAt(b, off)
+		n, err := d.src.ReadAt(b, off)
 		b = b[:n]
 		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
 			return b[:nl]
@@ -343,9 +408,20 @@ func values(ss []string) []any {
 
 // object returns the item as View shows it: a snapshot.json SnapshotItem.
 func (it *itemVal) object() model.Object {
-	turns := make([]any, 0, len(it.turns))
-	for _, t := range it.turns {
-		to := obj("turnId", t.id)
+	// One allocation for the object, its sourceTurns and the first turn's
+	// object, instead of three.
+	mem := new(struct {
+		fields [10]model.Field
+		turns  [1]any
+		turn   [2]model.Field
+	})
+	turns := mem.turns[:0:1]
+	for i, t := range it.turns {
+		to := model.Object(mem.turn[:0:2])
+		if i > 0 {
+			to = make(model.Object, 0, 2)
+		}
+		to = append(to, model.Field{Key: "turnId", Value: t.id})
 		if t.off != nil {
 			if off, err := model.FromRaw(t.off); err == nil && off != nil {
 				to = append(to, model.Field{Key: "offset", Value: off})
@@ -359,8 +435,7 @@ func (it *itemVal) object() model.Object {
 			conf = confidenceValues[i]
 		}
 	}
-	o := make(model.Object, 0, 10)
-	o = append(o, model.Field{Key: "id", Value: it.id}, model.Field{Key: "semanticId", Value: it.semanticID()},
+	o := append(model.Object(mem.fields[:0:10]), model.Field{Key: "id", Value: it.id}, model.Field{Key: "semanticId", Value: it.semanticID()},
 		model.Field{Key: "kind", Value: kindValues[it.kind]}, model.Field{Key: "summary", Value: it.summary},
 		model.Field{Key: "status", Value: statusValues[it.status]}, model.Field{Key: "confidence", Value: conf},
 		model.Field{Key: "scope", Value: "session"}, model.Field{Key: "sourceTurns", Value: turns},

@@ -93,3 +93,19 @@ func isASCII(b []byte) bool {
 	}
 	return true
 }
+
+// unescape decodes what it decodes as rawjson.Unquote does.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{`"a\"b\\c\/d\n\t\r\b\f"`, `"\u00e9"`, "\"\xff\"", `"x\"`, `"é\n"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		got, ok := unescape(v)
+		if !ok {
+			return
+		}
+		if want, wok := rawjson.Unquote(v); !wok || string(got) != want {
+			t.Fatalf("unescape(%q) = %q, Unquote gives %q, %v", v, got, want, wok)
+		}
+	})
+}

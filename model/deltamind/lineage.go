@@ -99,8 +99,8 @@ const (
 )
 
 // An entry's loc says where its line is and checks its bytes: the offset
-// of the line's first byte in src (or, with locInline, the ref of its
-// bytes in inline) in the low locBits bits, the item's class after an item
+// of the line's first byte in src (or, with locInline, the index in inl of
+// the ref of its bytes in inline) in the low locBits bits, the item's class after an item
 // version in the next 6 bits, and checkBits bits of a hash of the line's
 // bytes (without the whitespace around them) in the top bits.
 const (

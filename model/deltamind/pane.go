@@ -30,13 +30,20 @@ func (format) PaneView(st model.State, n int) model.Object {
 	}
 	n = max(n, 0)
 	l := s.lin
-	d := l.decoder(false)
+	// Each list's entries are read back in one read of the file where
+	// they are (the last ones are near each other).
+	d, e, f := l.decoder(0), l.decoder(0), l.decoder(0)
+	l.mu.Lock()
+	d.cover(l.itemLocs(max(s.nItems-int32(n), 0), s.nItems, s.seq, nil))
+	e.cover(l.recLocs(false, max(int(s.nRejected)-n, 0), int(s.nRejected), nil))
+	f.cover(l.recLocs(true, max(int(s.nDisagreements)-n, 0), int(s.nDisagreements), nil))
+	l.mu.Unlock()
 	items := window(int(s.nItems), n, func(i int) any {
 		it := d.item(int32(i), s.seq)
 		return it.object()
 	})
-	rej := window(int(s.nRejected), n, func(i int) any { return d.entry(l.rec(false, i), false) })
-	dis := window(int(s.nDisagreements), n, func(i int) any { return d.entry(l.rec(true, i), true) })
+	rej := window(int(s.nRejected), n, func(i int) any { return e.entry(l.rec(false, i), false) })
+	dis := window(int(s.nDisagreements), n, func(i int) any { return f.entry(l.rec(true, i), true) })
 	return s.view(items, rej, dis)
 }
 
@@ -96,7 +103,7 @@ func (format) PaneRender(st model.State, doc string, max int) string {
 	for _, h := range head {
 		add(h)
 	}
-	d := l.decoder(false)
+	d := l.decoder(paneWin)
 	var classes []uint8
 	full := false
 	shown, total := 0, 0

@@ -22,7 +22,7 @@ func (format) Render(st model.State, doc string) string {
 		return ""
 	}
 	bodies := make([][]string, len(secs))
-	d := s.lin.decoder(true)
+	d := s.lin.decoder(walkWin)
 	var classes []uint8
 	for from := int32(0); from < s.nItems; from += classBatch {
 		classes = s.lin.classes(from, min(from+classBatch, s.nItems), s.seq, classes[:0])

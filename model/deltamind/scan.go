@@ -92,8 +92,56 @@ func decoded(v []byte) []byte {
 	if p, ok := rawjson.Plain(v); ok && utf8.Valid(p) {
 		return p
 	}
+	if b, ok := unescape(v); ok {
+		return b
+	}
 	s, _ := rawjson.Unquote(v)
 	return bytesOf(s)
+}
+
+// unescape decodes the JSON string v when its escapes are all of one
+// character (\" \\ \/ \b \f \n \r \t) and it is valid UTF-8, as
+// rawjson.Unquote would, without its general decoder; it reports false for
+// any other string (with \u escapes, or invalid UTF-8).
+func unescape(v []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	in := v[1 : len(v)-1]
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		switch {
+		case c == '"' || c < ' ':
+			return nil, false
+		case c != '\\':
+			out = append(out, c)
+			continue
+		}
+		if i++; i == len(in) {
+			return nil, false
+		}
+		switch in[i] {
+		case '"', '\\', '/':
+			out = append(out, in[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		default:
+			return nil, false
+		}
+	}
+	if !utf8.Valid(out) {
+		return nil, false
+	}
+	return out, true
 }
 
 // memberName returns a member name as written between its quotes, with

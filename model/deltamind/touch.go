@@ -38,7 +38,7 @@ func (s *state) Touched(prev model.State) []replay.Path {
 		}
 		l.mu.Unlock()
 	}
-	d := l.decoder(false)
+	d := l.decoder(0)
 	for _, i := range idx {
 		if i >= p.nItems {
 			out = append(out, replay.Path{"items", int(i)})

@@ -25,7 +25,7 @@ import (
 //   - "disagreements": accepted lines this replay had to reject, each {seq,
 //     kind, target, reason, at}.
 func (s *state) View() model.Object {
-	d := s.lin.decoder(true)
+	d := s.lin.decoder(walkWin)
 	items := make([]any, 0, s.nItems)
 	for i := range s.nItems {
 		it := d.item(i, s.seq)
