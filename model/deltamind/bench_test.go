@@ -2,6 +2,8 @@ package deltamind
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rewind-tui/rewind/demo"
@@ -89,16 +91,31 @@ func BenchmarkSemanticHash(b *testing.B) {
 	}
 }
 
-// BenchmarkFold folds generated lines from Init, as a replay does (the
-// events have no file: their lines are kept inline).
+// BenchmarkFold folds generated lines from Init, as a replay does, as
+// events of a journal file.
 func BenchmarkFold(b *testing.B) {
 	lines, n := benchLines(b)
+	f, err := os.Create(filepath.Join(b.TempDir(), "provenance.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	evs := make([]model.Event, len(lines))
+	off := int64(0)
+	for i, l := range lines {
+		evs[i] = model.Event{Pos: i + 1, Line: i + 1, Off: off, Raw: l, Src: f}
+		if _, err := f.Write(append(l, '\n')); err != nil {
+			b.Fatal(err)
+		}
+		off += int64(len(l)) + 1
+	}
 	b.SetBytes(n)
 	b.ReportAllocs()
+	b.ResetTimer()
 	for range b.N {
 		s := Format.Init()
-		for i, l := range lines {
-			s = Format.Apply(s, model.Event{Pos: i + 1, Line: i + 1, Raw: l})
+		for _, ev := range evs {
+			s = Format.Apply(s, ev)
 		}
 	}
 }

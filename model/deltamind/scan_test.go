@@ -38,6 +38,8 @@ var scanLines = []string{
 	`{"type":"accepted","seq":3,"delta":{"kind":"goal_set","id":"a","sourceTurns":[{"turnId":"t"}]},"delta":{"kind":"task_opened","sourceTurns":[]}}`,
 	"{\"type\":\"accepted\",\"seq\":3,\"delta\":{\"kind\":\"goal_set\",\"id\":\"\xff\xfe\",\"summary\":\"\xe9\",\"sourceTurns\":[{\"turnId\":\"t\"}]}}",
 	`{"type":"checkpoint","seq":4,"timestamp":"2026-01-01T00:00:00.000Z","totalItems":1,"totalDeltas":2,"totalTurns":3,"contextChars":4,"rawChars":5}`,
+	`{"type":"accepted","seq":1,"delta":{"kind":"goal_set","id" :"x","res":"r","resolutionX":1,"i\u0064":"y","idx":5,"sourceTurns":[{"turnId":"t","turnIdx":[]}]},"resultingStatus":"a","resultX":2,"typ":7,"types":[]}`,
+	`{"typ\u0065":"rejected","seq":1,"delta":{"kin\u0064":"goal_set","summ\u0061ry":5,"sourceTurns":[]}}`,
 	`{"type":"","seq":1,"delta":{}}`, `{"type":null,"seq":1}`, `{"type":"accepted","seq":1,"timestamp":5}`,
 	`{ "type" : "accepted" , "seq" : 7 , "delta" : { "kind" : "goal_set" , "id" : "g-s" , "summary" : "spaced" , "sourceTurns" : [ { "turnId" : "t-s" } , null ] } }`,
 }

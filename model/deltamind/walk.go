@@ -132,6 +132,10 @@ func (c *cursor) next() bool {
 		}
 		return false
 	}
+	if n, name := knownName(b, i); n > 0 {
+		c.name, c.v, c.more = name, ws(b, i+n), true
+		return true
+	}
 	e, plain := skipStr(b, i)
 	if e < 0 {
 		c.i = -1
@@ -149,6 +153,65 @@ func (c *cursor) next() bool {
 	c.v = ws(b, i+1)
 	c.more = true
 	return true
+}
+
+// knownName recognizes the members DeltaMind writes by the bytes at b[i]
+// (a '"'): for `"name":`, with nothing escaped, it returns the length of
+// those bytes and the name; otherwise 0. It compares the first four bytes
+// at once and then the rest, which is cheaper than finding the end of the
+// name and switching on it.
+func knownName(b []byte, i int) (int, []byte) {
+	if i+4 > len(b) {
+		return 0, nil
+	}
+	var lit string
+	switch binary.LittleEndian.Uint32(b[i:]) {
+	case 0x70797422: // "typ
+		lit = `"type":`
+	case 0x71657322: // "seq
+		lit = `"seq":`
+	case 0x6d697422: // "tim
+		lit = `"timestamp":`
+	case 0x6c656422: // "del
+		lit = `"delta":`
+	case 0x61657222: // "rea
+		lit = `"reason":`
+	case 0x65746922: // "ite
+		lit = `"itemId":`
+	case 0x73657222: // "res
+		lit = `"resolution":`
+		if i+4 < len(b) && b[i+4] == 'u' {
+			lit = `"resultingStatus":`
+		}
+	case 0x6e696b22: // "kin
+		lit = `"kind":`
+	case 0x22646922: // "id"
+		lit = `"id":`
+	case 0x72617422: // "tar
+		lit = `"targetId":`
+	case 0x6d757322: // "sum
+		lit = `"summary":`
+	case 0x6e6f6322: // "con
+		lit = `"confidence":`
+	case 0x72616822: // "har
+		lit = `"hard":`
+	case 0x646f6d22: // "mod
+		lit = `"mode":`
+	case 0x746c6122: // "alt
+		lit = `"alternatives":`
+	case 0x756f7322: // "sou
+		lit = `"sourceTurns":`
+	case 0x72757422: // "tur
+		lit = `"turnId":`
+	case 0x66666f22: // "off
+		lit = `"offset":`
+	default:
+		return 0, nil
+	}
+	if i+len(lit) > len(b) || string(b[i:i+len(lit)]) != lit {
+		return 0, nil
+	}
+	return len(lit), bytesOf(lit[1 : len(lit)-2])
 }
 
 // value skips the member's value and returns it, or nil (and stops the
