@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
@@ -24,23 +25,24 @@ import (
 // read each line on its own.
 //
 // A decoder takes the lineage's lock only to read the lineage, never while
-// it reads the file. It is not safe for concurrent use.
+// it reads the file. It is not safe for concurrent use; the decoders of
+// one walk on several goroutines share their windows (see windows).
 type decoder struct {
 	l      *lineage
 	src    io.ReaderAt // l.src when the decoder was made
-	maxWin int         // the largest window, 0 for none
-	win    []byte      // the file from lo, when sequential
-	lo     int64
-	eof    bool // win reaches the end of the file
-	// ks and locs are scratch for an item's versions, lf for a line.
-	ks   []int32
-	locs []uint64
-	lf   lineFields
+	shared *windows    // nil for a decoder without windows
+	win    *fileWindow // the window last used
+	// ks and locs are scratch for an item's versions, lf for a line,
+	// turns for the sourceTurns of the item item returns last.
+	ks    []int32
+	locs  []uint64
+	lf    lineFields
+	turns []turnVal
 }
 
-// Window sizes, in bytes: a decoder's first window is firstWin, each next
-// one twice the one before up to its maxWin; a first line within a
-// window's last eighth moves it.
+// Window sizes, in bytes: a walk's first window is firstWin, each next one
+// twice the one before up to its maxWin; a first line within a window's
+// last eighth moves on to a new one.
 const (
 	firstWin = 64 << 10
 	walkWin  = 8 << 20
@@ -52,61 +54,109 @@ const (
 func (l *lineage) decoder(maxWin int) *decoder {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return &decoder{l: l, src: l.src, maxWin: maxWin}
+	d := &decoder{l: l, src: l.src}
+	if maxWin > 0 {
+		d.shared = &windows{src: l.src, maxWin: maxWin}
+	}
+	return d
 }
 
-// line returns the bytes of the line an entry's loc points to, without
-// the whitespace around them, and false when they cannot be read or are
-// no longer the line folded (the file changed). first says that the line
-// is the first of an item (whose offsets grow from item to item), which
-// may move a sequential decoder's window.
-func (d *decoder) line(loc uint64, first bool) ([]byte, bool) {
+// sharing returns a decoder of d's lineage that shares d's windows, for
+// another goroutine of the same walk.
+func (d *decoder) sharing() *decoder { return &decoder{l: d.l, src: d.src, shared: d.shared} }
+
+// A fileWindow is part of the file: from lo, up to the end of the file when
+// eof is set. It never changes once read (the strings decoded from it are
+// views of it).
+type fileWindow struct {
+	lo    int64
+	b     []byte
+	eof   bool
+	fixed bool // read by cover: a walk never moves on from it
+}
+
+// holds reports whether line start off is in w, with room for the line
+// after it unless first is false (a line of an item's later version, which
+// never moves a walk on).
+func (w *fileWindow) holds(off int64, first bool) bool {
+	if w == nil || off < w.lo || off >= w.lo+int64(len(w.b)) {
+		return false
+	}
+	return !first || w.eof || w.fixed || off <= w.lo+int64(len(w.b))*7/8
+}
+
+// windows are the windows of one walk of a file, the last few of which its
+// decoders share, so that decoders walking the items on two goroutines
+// read the file once. It is safe for concurrent use.
+type windows struct {
+	mu     sync.Mutex
+	src    io.ReaderAt
+	maxWin int
+	recent [3]*fileWindow // newest first
+}
+
+// at returns a recent window that holds off (see fileWindow.holds), reading
+// one that starts at off when none does and first is set; nil otherwise.
+func (ws *windows) at(off int64, first bool) *fileWindow {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, w := range ws.recent {
+		if w.holds(off, first) {
+			return w
+		}
+	}
+	if !first {
+		return nil
+	}
+	size := min(firstWin, ws.maxWin)
+	if w := ws.recent[0]; w != nil {
+		size = min(2*cap(w.b), ws.maxWin)
+	}
+	w := &fileWindow{lo: off, b: make([]byte, size)}
+	n, err := ws.src.ReadAt(w.b, off)
+	w.b, w.eof = w.b[:n], err != nil
+	copy(ws.recent[1:], ws.recent[:])
+	ws.recent[0] = w
+	return w
+}
+
+// readLine reads the line an entry's loc points to into d.lf, and reports
+// false when it cannot be read, or is no longer the line folded (the file
+// changed). first says that the line is the first of an item (whose
+// offsets grow from item to item), which may move a walk on to a new
+// window. The line ends where its object does: a window's bytes are walked
+// from the line's start without looking for its end first.
+func (d *decoder) readLine(loc uint64, first bool) bool {
 	var b []byte
 	if loc&locInline != 0 {
 		d.l.mu.Lock()
 		b = d.l.inlineLine(loc)
 		d.l.mu.Unlock()
-	} else {
+	} else if d.src != nil {
 		off := int64(locOf(loc))
-		b = d.fromWindow(off, first)
-		if b == nil {
-			b = d.read(off)
+		if b = d.fromWindow(off, first); b == nil || !d.lf.read(b) {
+			b = d.read(off) // not in a window, or not all of it
 		}
 	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
+	if b == nil || !d.lf.read(b) {
+		return false
 	}
-	return b, b != nil && lineCheck(b) == checkOf(loc)
+	return lineCheck(b[:d.lf.end]) == checkOf(loc)
 }
 
-// fromWindow returns the line at off from the window, moving the window
-// there first when the decoder is sequential and first is set, or nil.
+// fromWindow returns the file's bytes from off to the end of a window
+// that holds off, moving on to a new one when first is set (see
+// windows.at), or nil.
 func (d *decoder) fromWindow(off int64, first bool) []byte {
-	if d.src == nil {
-		return nil
-	}
-	if d.maxWin > 0 && first && (d.win == nil || off < d.lo || !d.eof && off > d.lo+int64(len(d.win))*7/8) {
-		// A window is never reused: the strings decoded from it are
-		// views of it. The first ones are small, for small journals.
-		size := min(firstWin, d.maxWin)
-		if d.win != nil {
-			size = min(2*cap(d.win), d.maxWin)
+	if !d.win.holds(off, first) {
+		if d.shared == nil {
+			return nil
 		}
-		d.win = make([]byte, size)
-		n, err := d.src.ReadAt(d.win, off)
-		d.win, d.lo, d.eof = d.win[:n], off, err != nil
+		if d.win = d.shared.at(off, first); d.win == nil {
+			return nil
+		}
 	}
-	if d.win == nil || off < d.lo || off >= d.lo+int64(len(d.win)) {
-		return nil
-	}
-	b := d.win[off-d.lo:]
-	if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
-		return b[:nl]
-	}
-	if d.eof {
-		return b
-	}
-	return nil
+	return d.win.b[off-d.win.lo:]
 }
 
 // cover reads the part of the file that holds the lines of locs into the
@@ -128,9 +178,10 @@ func (d *decoder) cover(locs []uint64) {
 	if d.src == nil || lo < 0 || hi-lo > maxCover {
 		return
 	}
-	d.win = make([]byte, hi-lo+coverSlack)
-	n, err := d.src.ReadAt(d.win, lo)
-	d.win, d.lo, d.eof = d.win[:n], lo, err != nil
+	w := &fileWindow{lo: lo, b: make([]byte, hi-lo+coverSlack), fixed: true}
+	n, err := d.src.ReadAt(w.b, lo)
+	w.b, w.eof = w.b[:n], err != nil
+	d.win = w
 }
 
 // maxCover is the widest span of lines cover reads at once; coverSlack is
@@ -164,8 +215,9 @@ func (l *lineage) recLocs(disagreement bool, from, to int, out []uint64) []uint6
 	return out
 }
 
-// read reads the line at off on its own, into memory of its own (the
-// strings decoded from it are views of it).
+// read reads the line at off (up to its '\n' or the end of the file) on
+// its own, into memory of its own (the strings decoded from it are views
+// of it).
 func (d *decoder) read(off int64) []byte {
 	if d.src == nil {
 		return nil
@@ -212,7 +264,8 @@ func (it *itemVal) kindName() string   { return itemKinds[it.kind] }
 func (it *itemVal) statusName() string { return itemStatuses[it.status] }
 func (it *itemVal) semanticID() string { return formatSemanticID(itemKinds[it.sidKind], it.sid) }
 
-// item returns item i as of the first seq item versions.
+// item returns item i as of the first seq item versions. Its sourceTurns
+// are in the decoder's memory: they are valid until the next call.
 func (d *decoder) item(i int32, seq int64) itemVal {
 	l := d.l
 	l.mu.Lock()
@@ -229,10 +282,9 @@ func (d *decoder) item(i int32, seq int64) itemVal {
 	}
 	f := l.variants[0]
 	l.mu.Unlock()
-	var it itemVal
+	it := itemVal{turns: d.turns[:0]}
 	for j := len(d.ks) - 1; j >= 0; j-- {
-		raw, ok := d.line(d.locs[j], j == len(d.ks)-1)
-		if !ok || !d.lf.read(raw) {
+		if !d.readLine(d.locs[j], j == len(d.ks)-1) {
 			return broken(d.locs[0])
 		}
 		if variants != nil {
@@ -240,6 +292,7 @@ func (d *decoder) item(i int32, seq int64) itemVal {
 		}
 		it.apply(&d.lf.delta, int64(d.ks[j])+1, j == len(d.ks)-1, f, l.sids)
 	}
+	d.turns = it.turns
 	return it
 }
 
@@ -259,9 +312,9 @@ func (it *itemVal) apply(d *delta, seq int64, first bool, f format, sids *sidCac
 	case "decision_made":
 		it.upsert(d, kDecision, d.summary, sActive, d.confidence, nil, first, sids)
 	case "constraint_added":
-		conf, tags := "high", []string{"soft"}
+		conf, tags := "high", softTags
 		if d.hard {
-			conf, tags = "certain", []string{"hard"}
+			conf, tags = "certain", hardTags
 		}
 		it.upsert(d, kConstraint, d.summary, sActive, conf, tags, first, sids)
 	case "task_opened":
@@ -309,15 +362,20 @@ func (it *itemVal) apply(d *delta, seq int64, first bool, f format, sids *sidCac
 	}
 }
 
+// The tags of constraint_added; never modified (unionTags makes a new
+// list).
+var softTags, hardTags = []string{"soft"}, []string{"hard"}
+
 // upsert is reconciler.ts upsertItem: a new item (first), or an update of
 // the existing one (whose kind and scope never change).
 func (it *itemVal) upsert(d *delta, kind uint8, summary string, status uint8, confidence string, tags []string, first bool, sids *sidCache) {
 	if first {
+		turns := it.turns[:0]
 		*it = itemVal{id: d.id, kind: kind, tags: tags}
-		it.turns = make([]turnVal, len(d.turns))
-		for i, t := range d.turns {
-			it.turns[i] = turnVal{t.turnID, t.off}
+		for _, t := range d.turns {
+			turns = append(turns, turnVal{t.turnID, t.off})
 		}
+		it.turns = turns
 	} else {
 		it.turns = appendTurns(it.turns, d.turns)
 		if tags != nil {
@@ -331,9 +389,9 @@ func (it *itemVal) upsert(d *delta, kind uint8, summary string, status uint8, co
 }
 
 // appendTurns returns turns plus the new ones whose turnId is not there yet
-// (appendSourceTurns).
+// (appendSourceTurns), appended to turns.
 func appendTurns(turns []turnVal, add []sourceRef) []turnVal {
-	out := turns[:len(turns):len(turns)]
+	out := turns
 	var seen map[string]bool
 	if len(turns)+len(add) > 16 {
 		seen = make(map[string]bool, len(turns)+len(add))
@@ -454,10 +512,9 @@ func (it *itemVal) object() model.Object {
 // kind, target, reason, timestamp, at} for a rejected line (disagreement
 // false), {seq, kind, target, reason, at} for a disagreement.
 func (d *decoder) entry(r rec, disagreement bool) model.Object {
-	raw, ok := d.line(r.loc, true)
 	l := &d.lf
 	dl := &l.delta
-	if !ok || !l.read(raw) {
+	if !d.readLine(r.loc, true) {
 		note := broken(r.loc).summary
 		if disagreement {
 			return obj("seq", nil, "kind", "", "target", "", "reason", note, "at", r.at())
@@ -475,7 +532,7 @@ func (d *decoder) entry(r rec, disagreement bool) model.Object {
 // delta, as they decode them. Strings without escapes are views of raw,
 // which must not change afterwards.
 func (lf *lineFields) read(raw []byte) bool {
-	*lf = lineFields{}
+	*lf = lineFields{turns: lf.turns}
 	c, _ := open(raw, rawjson.SkipWS(raw, 0))
 	for c.next() {
 		switch string(c.name) {
@@ -483,7 +540,7 @@ func (lf *lineFields) read(raw []byte) bool {
 			if c.v < len(raw) && raw[c.v] == '{' {
 				lf.delta = delta{}
 				lf.hasDelta = true
-				c.i = lf.delta.read(raw, c.v)
+				c.i = lf.delta.read(raw, c.v, &lf.turns)
 				continue
 			}
 			lf.hasDelta = false
@@ -498,24 +555,28 @@ func (lf *lineFields) read(raw []byte) bool {
 			c.value()
 		}
 	}
+	lf.end = c.i
 	return c.i >= 0 && lf.hasDelta
 }
 
 // lineFields is what the views read of a line.
 type lineFields struct {
+	end               int // the index just after the line's object
 	seq               []byte
 	timestamp, reason string
 	delta             delta
 	hasDelta          bool
+	turns             []sourceRef // memory for delta.turns, kept from line to line
 }
 
 // read reads the delta object at b[i] and returns the index after it.
-func (d *delta) read(b []byte, i int) int {
+// Its sourceTurns are kept in *buf, which it may replace by a longer one.
+func (d *delta) read(b []byte, i int, buf *[]sourceRef) int {
 	c, _ := open(b, i)
 	for c.next() {
 		switch string(c.name) {
 		case "sourceTurns":
-			c.i = d.readTurns(b, c.v)
+			c.i = d.readTurns(b, c.v, buf)
 		case "alternatives":
 			d.alternatives = nil
 			a, ok := openArr(b, c.v)
@@ -562,15 +623,18 @@ func (d *delta) read(b []byte, i int) int {
 	return c.i
 }
 
-// readTurns reads the sourceTurns array (or null) at b[i] into d and
-// returns the index after it.
-func (d *delta) readTurns(b []byte, i int) int {
+// readTurns reads the sourceTurns array (or null) at b[i] into d, in
+// *buf, and returns the index after it.
+func (d *delta) readTurns(b []byte, i int, buf *[]sourceRef) int {
 	d.turns = nil
 	a, ok := openArr(b, i)
 	if !ok { // null, or (in a delta that is not the last) anything
 		return skipVal(b, i)
 	}
-	d.turns = []sourceRef{}
+	if d.turns = (*buf)[:0]; d.turns == nil {
+		d.turns = []sourceRef{}
+	}
+	defer func() { *buf = d.turns }()
 	for {
 		e, more := a.next()
 		if !more {

@@ -46,7 +46,8 @@ const streamBatch = 2048
 // eachItem calls yield with the object of each item, in order, until it
 // returns false. With more than one batch of items and more than one CPU,
 // a second goroutine decodes every other batch (through a decoder of its
-// own), one batch ahead at most; eachItem returns once it has stopped.
+// own that shares the first one's windows), one batch ahead at most;
+// eachItem returns once it has stopped.
 func (s *state) eachItem(yield func(any) bool) {
 	n := int(s.nItems)
 	decode := func(d *decoder, b int) []any {
@@ -73,7 +74,7 @@ func (s *state) eachItem(yield func(any) bool) {
 	stop := make(chan struct{})
 	go func() {
 		defer close(odd)
-		d := s.lin.decoder(walkWin)
+		d := d.sharing()
 		for b := 1; b < batches; b += 2 {
 			objs := decode(d, b)
 			select {

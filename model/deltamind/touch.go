@@ -44,8 +44,10 @@ func (s *state) Touched(prev model.State) []replay.Path {
 			out = append(out, replay.Path{"items", int(i)})
 			continue
 		}
-		a, b := d.item(i, p.seq), d.item(i, s.seq)
-		out = diffPaths(out, a.object(), b.object(), "items", int(i))
+		a := d.item(i, p.seq)
+		ao := a.object() // before the next item, which reuses its memory
+		b := d.item(i, s.seq)
+		out = diffPaths(out, ao, b.object(), "items", int(i))
 	}
 	for k := p.nRejected; k < s.nRejected; k++ {
 		out = append(out, replay.Path{"rejected", int(k)})
