@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -116,6 +117,41 @@ func BenchmarkFold(b *testing.B) {
 		s := Format.Init()
 		for _, ev := range evs {
 			s = Format.Apply(s, ev)
+		}
+	}
+}
+
+// BenchmarkItems makes the objects of every item of a folded journal file
+// as rewind state does (one goroutine; the items per op are those of
+// 20,000 generated lines).
+func BenchmarkItems(b *testing.B) {
+	lines, _ := benchLines(b)
+	var buf bytes.Buffer
+	for _, l := range lines {
+		buf.Write(l)
+		buf.WriteByte('\n')
+	}
+	p := filepath.Join(b.TempDir(), "provenance.jsonl")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	j, err := journal.Open(p, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	st := Format.Init()
+	if err := j.Each(1, 1<<30, func(ev model.Event) error { st = Format.Apply(st, ev); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	s := st.(*state)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		d := s.lin.decoder(walkWin)
+		for i := range s.nItems {
+			it := d.item(i, s.seq)
+			_ = it.object()
 		}
 	}
 }

@@ -92,7 +92,7 @@ type windows struct {
 	mu     sync.Mutex
 	src    io.ReaderAt
 	maxWin int
-	recent [3]*fileWindow // newest first
+	recent [2]*fileWindow // newest first
 }
 
 // at returns a recent window that holds off (see fileWindow.holds), reading
@@ -128,17 +128,20 @@ func (ws *windows) at(off int64, first bool) *fileWindow {
 // from the line's start without looking for its end first.
 func (d *decoder) readLine(loc uint64, first bool) bool {
 	var b []byte
+	read := false
 	if loc&locInline != 0 {
 		d.l.mu.Lock()
 		b = d.l.inlineLine(loc)
 		d.l.mu.Unlock()
 	} else if d.src != nil {
 		off := int64(locOf(loc))
-		if b = d.fromWindow(off, first); b == nil || !d.lf.read(b) {
+		if b = d.fromWindow(off, first); b != nil && d.lf.read(b) {
+			read = true
+		} else {
 			b = d.read(off) // not in a window, or not all of it
 		}
 	}
-	if b == nil || !d.lf.read(b) {
+	if !read && (b == nil || !d.lf.read(b)) {
 		return false
 	}
 	return lineCheck(b[:d.lf.end]) == checkOf(loc)
