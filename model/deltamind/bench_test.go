@@ -1,9 +1,13 @@
 package deltamind
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/rewind-tui/rewind/demo"
@@ -153,5 +157,63 @@ func BenchmarkItems(b *testing.B) {
 			it := d.item(i, s.seq)
 			_ = it.object()
 		}
+	}
+}
+
+// BenchmarkFoldFile folds the journal REWIND_FOLD_FILE names as a replay
+// does (the state after every 256th line kept as a keyframe), reading it
+// line by line, next to 12 bytes a line of pointer-free memory standing
+// for the journal index, with GOGC 25 as rewind sets it. It reports the
+// fold's live heap after a collection (fold-MiB) and the memory the
+// runtime took from the system (sys-MiB); for the peak RSS, run the test
+// binary under /usr/bin/time:
+//
+//	go test -c -o dm.test ./model/deltamind/
+//	REWIND_FOLD_FILE=deltamind.1G.jsonl /usr/bin/time -f '%M KB' ./dm.test -test.run XXX -test.bench FoldFile -test.benchtime 1x
+func BenchmarkFoldFile(b *testing.B) {
+	p := os.Getenv("REWIND_FOLD_FILE")
+	if p == "" {
+		b.Skip("REWIND_FOLD_FILE not set")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	for range b.N {
+		f, err := os.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		r := bufio.NewReaderSize(f, 1<<20)
+		var index [][]byte // 12 bytes a line, in 1 MiB blocks
+		s := Format.Init()
+		var keys []model.State
+		var off int64
+		for pos := 1; ; pos++ {
+			line, err := r.ReadSlice('\n')
+			if len(line) == 0 {
+				if err != nil && err != io.EOF {
+					b.Fatal(err)
+				}
+				break
+			}
+			if len(index) == 0 || len(index[len(index)-1])+12 > cap(index[len(index)-1]) {
+				index = append(index, make([]byte, 0, 1<<20))
+			}
+			index[len(index)-1] = append(index[len(index)-1], "offset+len+."...) // 12 bytes, written
+			s = Format.Apply(s, model.Event{Pos: pos, Line: pos, Off: off, Raw: bytes.TrimSuffix(line, []byte("\n")), Src: f})
+			if pos%keyframeInterval == 0 {
+				keys = append(keys, s)
+			}
+			off += int64(len(line))
+		}
+		index = nil
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapAlloc-base)/(1<<20), "fold-MiB")
+		b.ReportMetric(float64(ms.Sys)/(1<<20), "sys-MiB")
+		runtime.KeepAlive(keys)
+		f.Close()
 	}
 }
