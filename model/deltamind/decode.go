@@ -6,7 +6,6 @@ import (
 
 // The member readers are internal/rawjson's (model.Unmarshal's rules).
 func name(n []byte) []byte                               { return rawjson.Name(n) }
-func isStr(v []byte) bool                                { return rawjson.IsStr(v) }
 func strVal(v []byte) (string, bool)                     { return rawjson.Str(v) }
 func integer(v []byte) (int64, bool, bool)               { return rawjson.Int(v) }
 func optInt(v []byte) (opt, bool)                        { return rawjson.OptInt(v) }

@@ -10,9 +10,11 @@
 // delta this package's reconciler would reject leaves the items unchanged
 // and is recorded as a replay disagreement.
 //
-// The fold reads single members of each line with internal/rawjson instead
-// of decoding it, and the states of one replay share their history (see
-// lineage), so a keyframe costs a few dozen bytes.
+// The fold reads of each line only the few members the next lines depend
+// on (scan), and keeps no text: the states of one replay share one history
+// of pointer-free entries that say where each line is in the journal (see
+// lineage), and the views read the lines back and decode them when asked
+// (see decoder). A keyframe costs a state struct.
 //
 // DeltaMind has no human decisions: the states never have pending items.
 package deltamind
@@ -20,7 +22,6 @@ package deltamind
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
@@ -51,7 +52,7 @@ func (format) Name() string { return model.DeltaMind }
 
 // Init returns the empty state (reconciler.ts createState), with a lineage
 // of its own.
-func (format) Init() model.State { return &state{lin: newLineage()} }
+func (f format) Init() model.State { return &state{lin: newLineage(f), item: -1} }
 
 // Docs returns ACTIVE_STATE, DECISIONS, TASKS and CONSTRAINTS.
 func (format) Docs() []string {
@@ -62,26 +63,6 @@ func (format) Docs() []string {
 type sourceRef struct {
 	turnID string
 	off    []byte // the offset as written, nil if absent or null
-}
-
-// item is a MemoryItem, kept in its lineage's store (which its strings and
-// lists address; it holds no pointers). Items are never modified once
-// built; a change makes a new item. Its scope is always "session", and its
-// semanticId is kept as the kind and the hash it is made of.
-type item struct {
-	id, summary, confidence, lastTouched str
-	turns                                lst // of turn
-	tags                                 lst // of str
-	// lastSeq is the state seq right after the last delta that touched
-	// the item (its 1-based index in the delta log) and touches counts
-	// those deltas.
-	lastSeq int64
-	touches int32
-	sid     uint32 // semanticHash of the summary the last upsert gave
-	kind    uint8  // index in itemKinds
-	sidKind uint8  // the kind that upsert named, for the semanticId prefix
-	status  uint8  // index in itemStatuses
-	branch  bool   // whether tags holds "branch"
 }
 
 // The item kinds the reconciler creates and the statuses it sets.
@@ -95,39 +76,24 @@ const (
 	sActive, sTentative, sResolved, sSuperseded              = 0, 1, 2, 3
 )
 
-func (it *item) kindName() string   { return itemKinds[it.kind] }
-func (it *item) statusName() string { return itemStatuses[it.status] }
-func (it *item) semanticID() string { return formatSemanticID(itemKinds[it.sidKind], it.sid) }
-
-// rejection is one "rejected" line; seq is the number as written (see
-// seqValue).
-type rejection struct {
-	pos                                  int
-	seq, kind, target, reason, timestamp str
-}
-
-// disagreement is an "accepted" line whose delta this package's reconciler
-// rejects.
-type disagreement struct {
-	pos                       int
-	seq, kind, target, reason str
-}
-
 // state is an ActiveContextState plus what the journal says about rejected
 // deltas and checkpoints: a version of its lineage, which holds the items
 // and the lists. It is immutable.
 //
 // The fields below lin each change exactly when the part of the view they
-// stand for changes (seq with the items), so that replay's blame, which
-// compares states field by field, can tell which top-level fields a line
-// touched.
+// stand for changes (seq and item with the items), so that replay's blame,
+// which compares states field by field, can tell which top-level fields a
+// line touched.
 type state struct {
 	lin *lineage
 	v   int64 // the lines that changed the state; its version of lin
-	seq int64
+	seq int64 // the item versions it sees (the first seq of lin.ivs)
 	// Lengths of lin's lists as this state sees them.
 	nItems, nRejected, nDisagreements int32
-	checkpoint                        *checkpointLine // the last checkpoint line, nil before one
+	// item is the index of the item the last item version changed, -1
+	// before one (for Touched).
+	item       int32
+	checkpoint *checkpointLine // the last checkpoint line, nil before one
 }
 
 // checkpointLine is a "checkpoint" line: seq (as seqValue gives it),
@@ -161,6 +127,12 @@ func (d *delta) target() string {
 		return d.targetID
 	}
 	return d.id
+}
+
+// scanned returns what the fold reads of d.
+func (d *delta) scanned() scanned {
+	return scanned{typ: lineAccepted, delta: true, kind: kindIndex(bytesOf(d.kind)), id: bytesOf(d.id),
+		target: bytesOf(d.targetID), branch: d.mode == "branch", turns: len(d.turns)}
 }
 
 // seqValue returns a line's seq (a JSON number) as a view value: int64
@@ -315,30 +287,47 @@ func sourceTurns(v []byte) ([]sourceRef, bool) {
 	return out, ok
 }
 
+// checkpoint returns the checkpoint line raw, or false when it is not one
+// the fold takes (line.parse fails, or a total is not an integer or null).
+func checkpoint(raw []byte) (*checkpointLine, bool) {
+	var l line
+	if !l.parse(raw) || l.typ != "checkpoint" || !l.totalsOK {
+		return nil, false
+	}
+	cp := &checkpointLine{seq: seqValue(l.seq), timestamp: l.timestamp}
+	cp.totalItems, cp.totalDeltas, cp.totalTurns, cp.contextChars, cp.rawChars = l.totals[0], l.totals[1], l.totals[2], l.totals[3], l.totals[4]
+	return cp, true
+}
+
 // Apply folds one provenance.jsonl line into s. Lines whose fields have the
-// wrong JSON types, and lines of other types, leave s unchanged.
+// wrong JSON types, and lines of other types, leave s unchanged. It may be
+// called from several goroutines at once, on states of one lineage or not.
 func (f format) Apply(st model.State, ev model.Event) model.State {
 	s, ok := st.(*state)
-	if !ok {
+	if !ok || s == nil {
 		return st
 	}
-	var l line
-	if !l.parse(ev.Raw) {
+	var sc scanned
+	if !sc.scan(ev.Raw) {
 		return s
 	}
-	var d *delta
 	var cp *checkpointLine
-	switch l.typ {
-	case "accepted", "rejected":
-		if d, ok = parseDelta(l.delta); !ok {
+	step := uint8(stepItem)
+	switch sc.typ {
+	case lineAccepted:
+		if !sc.delta {
 			return s
 		}
-	case "checkpoint":
-		if !l.totalsOK {
+	case lineRejected:
+		if !sc.delta {
 			return s
 		}
-		cp = &checkpointLine{seq: seqValue(l.seq), timestamp: l.timestamp}
-		cp.totalItems, cp.totalDeltas, cp.totalTurns, cp.contextChars, cp.rawChars = l.totals[0], l.totals[1], l.totals[2], l.totals[3], l.totals[4]
+		step = stepRejected
+	case lineCheckpoint:
+		if cp, ok = checkpoint(ev.Raw); !ok {
+			return s
+		}
+		step = stepCheckpoint
 	default:
 		return s
 	}
@@ -346,274 +335,218 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 	ns.v++
 	lin := s.lin
 	lin.mu.Lock()
-	write := lin.claimed == s.v
-	if !write {
+	if lin.claimed != s.v {
 		// A state after s exists: reuse its step if this is the same
-		// line (or both are checkpoints), fork otherwise.
-		id, recorded := lin.stepAt(ns.v)
-		if recorded != (cp == nil) || recorded && id != lin.identity(f, ev) {
-			nl := lin.fork(s)
+		// line, fork otherwise.
+		if lin.reuse(f, &ns, &sc, ev, cp) {
 			lin.mu.Unlock()
-			lin = nl
-			lin.mu.Lock()
-			write = true
+			return &ns
 		}
-	}
-	if write {
-		lin.claimed = ns.v
-		id := uint64(0)
-		if cp == nil {
-			id = lin.identity(f, ev)
-		}
-		lin.steps = append(lin.steps, id)
+		nl := lin.fork(s)
+		lin.mu.Unlock()
+		lin = nl
+		lin.mu.Lock()
 	}
 	ns.lin = lin
-	switch l.typ {
-	case "accepted":
-		if reason := f.reconcile(&ns, d, write); reason != "" {
+	from, to := uint8(noClass), uint8(noClass)
+	switch step {
+	case stepItem:
+		vd := lin.judge(&ns, &sc)
+		if vd.why != whyNone {
+			step = stepDisagreement
 			ns.nDisagreements++
-			if write {
-				m := &lin.mem
-				lin.disagreements = append(lin.disagreements, disagreement{
-					pos: ev.Pos, seq: m.raw(l.seq), kind: m.kind(d.kind), target: m.str(d.target()), reason: m.text(reason),
-				})
+			lin.disagreements.add(rec{loc: lin.locate(ev), pos: uint64(ev.Pos)&(1<<posBits-1) | uint64(vd.why)<<56 | uint64(vd.oldKind)<<posBits})
+			break
+		}
+		from, to = vd.from, vd.to
+		k := lin.ivs.len()
+		lin.ivs.add(withClass(lin.locate(ev), to))
+		if vd.item < 0 {
+			lin.revs.add(-1)
+			ns.item = int32(lin.items.add(uint32(k)))
+			lin.ids.add(sc.id, ns.item)
+		} else {
+			lin.revs.add(int32(lin.items.at(int(vd.item))))
+			lin.items.set(int(vd.item), uint32(k))
+			ns.item = vd.item
+		}
+		if vi := lin.variant(f); vi != 0 {
+			if lin.other == nil {
+				lin.other = map[uint32]uint8{}
 			}
+			lin.other[uint32(k)] = vi
 		}
-	case "rejected":
+	case stepRejected:
 		ns.nRejected++
-		if write {
-			m := &lin.mem
-			lin.rejected = append(lin.rejected, rejection{
-				pos: ev.Pos, seq: m.raw(l.seq), kind: m.kind(d.kind), target: m.str(d.target()),
-				reason: m.text(l.reason), timestamp: m.str(l.timestamp),
-			})
-		}
-	case "checkpoint":
+		lin.rejected.add(rec{loc: lin.locate(ev), pos: uint64(ev.Pos) & (1<<posBits - 1)})
+	case stepCheckpoint:
 		ns.checkpoint = cp
 	}
-	if write {
-		lin.record(ns.v)
-	}
+	lin.recordStep(ns.v, step, from, to)
 	lin.mu.Unlock()
-	if write {
-		return lin.place(&ns, ev.Pos)
-	}
-	return &ns
+	return lin.place(&ns, ev.Pos)
 }
 
-// appendTurns returns turns plus the new ones whose turnId is not there yet
-// (appendSourceTurns), kept in m. It never modifies turns.
-func appendTurns(m *store, turns lst, add []sourceRef) lst {
-	old := m.turnList(turns)
-	buf := append(m.tbuf[:0], old...)
-	var seen map[string]bool
-	if len(old)+len(add) > 16 {
-		seen = make(map[string]bool, len(old)+len(add))
-		for _, t := range old {
-			seen[m.s(t.id)] = true
-		}
-	}
-	for _, t := range add {
-		if seen != nil {
-			if seen[t.turnID] {
-				continue
-			}
-			seen[t.turnID] = true
-		} else if hasTurn(m, buf, t.turnID) {
-			continue
-		}
-		buf = append(buf, turn{m.str(t.turnID), m.raw(t.off)})
-	}
-	m.tbuf = buf
-	if len(buf) == len(old) {
-		return turns
-	}
-	return lst(m.turns.add(buf))
-}
-
-func hasTurn(m *store, ts []turn, id string) bool {
-	for _, t := range ts {
-		if m.s(t.id) == id {
-			return true
-		}
-	}
-	return false
-}
-
-// unionTags is [...new Set([...a, ...b])], kept in m.
-func unionTags(m *store, a lst, b []string) lst {
-	old := m.tagList(a)
-	buf := m.sbuf[:0]
-	var seen map[string]bool
-	if len(old)+len(b) > 16 {
-		seen = make(map[string]bool, len(old)+len(b))
-	}
-	has := func(t string) bool {
-		if seen != nil {
-			if seen[t] {
-				return true
-			}
-			seen[t] = true
-			return false
-		}
-		for _, r := range buf {
-			if m.s(r) == t {
-				return true
-			}
-		}
+// reuse folds into ns (a copy of a state that is not its lineage's newest,
+// its version incremented) the line that its lineage recorded as version
+// ns.v, and reports whether ev is that line (sc and cp are what Apply read
+// of it). The caller holds l.mu.
+func (l *lineage) reuse(f format, ns *state, sc *scanned, ev model.Event, cp *checkpointLine) bool {
+	if ns.v > l.claimed {
 		return false
 	}
-	for _, r := range old {
-		if !has(m.s(r)) {
-			buf = append(buf, r)
+	switch l.step(ns.v) {
+	case stepItem:
+		k := ns.seq
+		if sc.typ != lineAccepted || k >= int64(l.ivs.len()) || !l.matches(l.ivs.at(int(k)), ev) || !sameVariant(l.variantOf(int32(k)), f) {
+			return false
 		}
-	}
-	for _, t := range b {
-		if !has(t) {
-			buf = append(buf, m.str(t))
+		ns.seq++
+		if l.revs.prev(int(k)) < 0 {
+			ns.item = ns.nItems
+			ns.nItems++
+		} else {
+			id := sc.id
+			if isRevision(sc.kind) {
+				id = sc.target
+			}
+			ns.item, _ = l.lookup(id, ns.nItems)
 		}
+	case stepRejected:
+		k := int(ns.nRejected)
+		if sc.typ != lineRejected || k >= l.rejected.len() || !l.matchesRec(l.rejected.at(k), ev) {
+			return false
+		}
+		ns.nRejected++
+	case stepDisagreement:
+		k := int(ns.nDisagreements)
+		if sc.typ != lineAccepted || k >= l.disagreements.len() || !l.matchesRec(l.disagreements.at(k), ev) {
+			return false
+		}
+		ns.nDisagreements++
+	case stepCheckpoint:
+		if cp == nil {
+			return false
+		}
+		ns.checkpoint = cp
 	}
-	m.sbuf = buf
-	return lst(m.tags.add(buf))
+	return true
 }
 
-// hasTag reports whether tags holds tag.
-func hasTag(m *store, tags lst, tag string) bool {
-	for _, r := range m.tagList(tags) {
-		if m.s(r) == tag {
-			return true
-		}
-	}
-	return false
+// matchesRec reports whether r is the record of event ev.
+func (l *lineage) matchesRec(r rec, ev model.Event) bool {
+	return r.at() == ev.Pos && l.matches(r.loc, ev)
 }
 
-// reconcile applies one delta to ns (a copy of the old state, its version
-// incremented, whose lineage is locked) as reconciler.ts applyDelta does,
-// reading the items as of the old version and, when write is set,
-// recording the changed item. It returns the rejection reason, or "".
-func (f format) reconcile(ns *state, d *delta, write bool) string {
-	if len(d.turns) == 0 {
-		return "Missing provenance: sourceTurns is empty"
+// isRevision reports whether delta kind k changes an existing item (by
+// targetId) rather than creating or upserting one (by id).
+func isRevision(k int8) bool {
+	return k == dDecisionRevised || k == dConstraintRevised || k == dTaskClosed || k == dItemSuperseded
+}
+
+// verdict is what reconciler.ts applyDelta does with a delta: reject it
+// (why, and for whyKind the target's kind), or change item (-1 for a new
+// one), which moves from class from (noClass for a new item) to class to.
+type verdict struct {
+	why, oldKind uint8
+	item         int32
+	from, to     uint8
+}
+
+// judge returns what the reconciler does with the delta sc read, applied
+// to ns (whose seq and nItems it increments when the delta applies). The
+// caller holds ns.lin.mu.
+func (l *lineage) judge(ns *state, sc *scanned) verdict {
+	if sc.turns == 0 {
+		return verdict{why: whyMissing}
 	}
-	switch d.kind {
-	case "decision_made":
-		f.upsert(ns, d, kDecision, d.summary, sActive, d.confidence, nil, write)
-	case "constraint_added":
-		conf, tags := "high", []string{"soft"}
-		if d.hard {
-			conf, tags = "certain", []string{"hard"}
-		}
-		f.upsert(ns, d, kConstraint, d.summary, sActive, conf, tags, write)
-	case "task_opened":
-		f.upsert(ns, d, kTask, d.summary, sActive, "high", nil, write)
-	case "fact_learned":
-		f.upsert(ns, d, kFact, d.summary, sActive, d.confidence, nil, write)
-	case "hypothesis_introduced":
-		f.upsert(ns, d, kHypothesis, d.summary, sTentative, d.confidence, nil, write)
-	case "goal_set":
-		f.upsert(ns, d, kGoal, d.summary, sActive, d.confidence, nil, write)
-	case "branch_created":
-		tags := append([]string{"branch"}, d.alternatives...)
-		f.upsert(ns, d, kHypothesis, strings.Join(d.alternatives, " | "), sTentative, "medium", tags, write)
-	case "decision_revised", "constraint_revised", "task_closed", "item_superseded":
-		old, idx, ok := ns.lin.get(d.targetID, ns.v-1)
+	var kind, status uint8
+	switch sc.kind {
+	case dDecisionMade:
+		kind, status = kDecision, sActive
+	case dConstraintAdded:
+		kind, status = kConstraint, sActive
+	case dTaskOpened:
+		kind, status = kTask, sActive
+	case dFactLearned:
+		kind, status = kFact, sActive
+	case dHypothesisIntroduced, dBranchCreated:
+		kind, status = kHypothesis, sTentative
+	case dGoalSet:
+		kind, status = kGoal, sActive
+	case dDecisionRevised, dConstraintRevised, dTaskClosed, dItemSuperseded:
+		i, ok := l.lookup(sc.target, ns.nItems)
 		if !ok {
-			return d.kind + ` target "` + d.targetID + `" not found`
+			return verdict{why: whyNotFound}
 		}
-		want := ""
-		switch d.kind {
+		old := l.classAt(i, ns.seq)
+		ok, want := kindOfClass(old) == kTask, uint8(kTask)
+		switch sc.kind {
+		case dDecisionRevised:
+			ok, want = kindOfClass(old) == kDecision, kDecision
+		case dConstraintRevised:
+			ok, want = kindOfClass(old) == kConstraint, kConstraint
+		case dItemSuperseded:
+			ok = true
+		}
+		if !ok {
+			return verdict{why: whyKind, oldKind: kindOfClass(old), item: int32(want)}
+		}
+		status := statusOfClass(old)
+		switch sc.kind {
+		case dTaskClosed:
+			status = sResolved
+		case dItemSuperseded:
+			status = sSuperseded
+		}
+		branch := branchOfClass(old) || sc.kind == dConstraintRevised && sc.branch
+		ns.seq++
+		return verdict{item: i, from: old, to: classFor(kindOfClass(old), status, branch)}
+	default:
+		return verdict{why: whyUnknown}
+	}
+	ns.seq++
+	i, ok := l.lookup(sc.id, ns.nItems)
+	if !ok {
+		ns.nItems++
+		return verdict{item: -1, from: noClass, to: classFor(kind, status, sc.kind == dBranchCreated)}
+	}
+	old := l.classAt(i, ns.seq-1)
+	return verdict{item: i, from: old, to: classFor(kindOfClass(old), status, branchOfClass(old) || sc.kind == dBranchCreated)}
+}
+
+// reconcile applies delta d to ns (a copy of the old state, its version
+// incremented, whose lineage is locked) as reconciler.ts applyDelta does,
+// without recording anything, and returns the rejection reason, or "".
+// write must be false: Apply records what judge decides.
+func (f format) reconcile(ns *state, d *delta, write bool) string {
+	sc := d.scanned()
+	vd := ns.lin.judge(ns, &sc)
+	return reason(vd.why, vd.oldKind, d.kind, d.targetID)
+}
+
+// reason returns the rejection reason reconciler.ts gives for why, for a
+// delta of kind kind whose targetId is target and whose target has kind
+// oldKind.
+func reason(why, oldKind uint8, kind, target string) string {
+	switch why {
+	case whyMissing:
+		return "Missing provenance: sourceTurns is empty"
+	case whyNotFound:
+		return kind + ` target "` + target + `" not found`
+	case whyKind:
+		want := "task"
+		switch kind {
 		case "decision_revised":
 			want = "decision"
 		case "constraint_revised":
 			want = "constraint"
-		case "task_closed":
-			want = "task"
 		}
-		if want != "" && old.kindName() != want {
-			return d.kind + ` target "` + d.targetID + `" is ` + old.kindName() + ", not " + want
-		}
-		ns.seq++
-		if !write {
-			return ""
-		}
-		m := &ns.lin.mem
-		it := *old
-		switch d.kind {
-		case "decision_revised":
-			it.summary = m.text(d.summary)
-			if d.confidence != "" {
-				it.confidence = m.conf(d.confidence)
-			}
-		case "constraint_revised":
-			it.summary = m.text(d.summary)
-			if d.mode != "" {
-				it.tags = unionTags(m, old.tags, []string{d.mode})
-				it.branch = hasTag(m, it.tags, "branch")
-			}
-		case "task_closed":
-			it.status = sResolved
-			it.summary = m.text(m.s(old.summary) + " → " + d.resolution)
-		case "item_superseded":
-			it.status = sSuperseded
-			it.summary = m.text(m.s(old.summary) + " [superseded: " + d.reason + "]")
-		}
-		it.turns = appendTurns(m, old.turns, d.turns)
-		it.lastTouched = m.str(d.timestamp)
-		f.touch(m, &it, d.targetID, ns.seq, d)
-		ns.lin.set(idx, &it, ns.v)
-	default:
-		return "Unknown delta kind: " + d.kind
+		return kind + ` target "` + target + `" is ` + itemKinds[oldKind] + ", not " + want
+	case whyUnknown:
+		return "Unknown delta kind: " + kind
 	}
 	return ""
-}
-
-// upsert is reconciler.ts upsertItem: a new item in creation order, or an
-// update of the existing one (whose kind and scope never change).
-func (f format) upsert(ns *state, d *delta, kind uint8, summary string, status uint8, confidence string, tags []string, write bool) {
-	ns.seq++
-	old, idx, ok := ns.lin.get(d.id, ns.v-1)
-	if !ok {
-		ns.nItems++
-	}
-	if !write {
-		return
-	}
-	m := &ns.lin.mem
-	var it item
-	if ok {
-		it = *old
-		it.turns = appendTurns(m, old.turns, d.turns)
-		if tags != nil {
-			it.tags = unionTags(m, old.tags, tags)
-		}
-	} else {
-		it = item{id: m.str(d.id), kind: kind, turns: m.newTurns(d.turns), tags: m.list(tags)}
-	}
-	it.branch = hasTag(m, it.tags, "branch")
-	it.status, it.confidence = status, m.conf(confidence)
-	it.summary, it.sid = ns.lin.summary(kind, summary)
-	it.sidKind = kind
-	it.lastTouched = m.str(d.timestamp)
-	f.touch(m, &it, d.id, ns.seq, d)
-	if ok {
-		ns.lin.set(idx, &it, ns.v)
-	} else {
-		ns.lin.set(-1, &it, ns.v)
-	}
-}
-
-// touch records that the delta applied as number seq touched it (whose id
-// is id), and takes the snapshot's lastTouched when the snapshot's last
-// touch of the item is this very delta.
-func (f format) touch(m *store, it *item, id string, seq int64, d *delta) {
-	it.touches++
-	it.lastSeq = seq
-	if f.snap == nil {
-		return
-	}
-	if t, ok := f.snap[id]; ok && t.index == seq && t.count == int(it.touches) && t.kind == d.kind && t.timestamp == d.timestamp {
-		it.lastTouched = m.str(t.lastTouched)
-	}
 }
 
 // obj builds a model.Object from alternating keys and values.

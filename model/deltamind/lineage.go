@@ -1,93 +1,153 @@
 package deltamind
 
 import (
-	"encoding/binary"
+	"bytes"
 	"hash/maphash"
 	"io"
 	"reflect"
-	"sort"
+	"strings"
 	"sync"
 
 	"github.com/rewind-tui/rewind/model"
 )
 
-// A lineage holds the items, rejected lines and disagreements of all the
-// states folded, one line after another, from one Init. A state is a
-// version of its lineage (the number of lines that changed it, v) and sees
-// only what was recorded at versions up to v, so the states of a replay
-// share one copy of the history and a keyframe costs a state struct, not
-// the copied paths of a persistent map.
+// A lineage holds what the states folded, one line after another, from one
+// Init have seen. A state is a version of its lineage (the number of lines
+// that changed it, v) plus the lengths of the lineage's lists it sees, so
+// the states of a replay share one copy of the history and a keyframe costs
+// a state struct.
 //
-// Entries are only ever appended, tagged with the version of the state
-// that recorded them. A state may record the next version only while it
-// is the newest state of its lineage (v == claimed). When a state that is
-// not the newest is folded further, the line is usually the very one that
-// was folded from it before (replay.StateAt folding forward from a
-// keyframe): the step recorded for version v+1 is then reused, which the
-// identity of the event (position, offset, source, a hash of its bytes and
-// the format variant) proves. Any other line forks: the new state gets a
-// copy of the lineage as of version v.
+// The lineage keeps no text. Each line that changed the state is an entry
+// that says where the line is (its offset in the journal, or for an event
+// that came without a file its bytes in inline) and what the fold must
+// know of it to fold the next lines; the views read the lines back and
+// decode them when asked (see decoder):
+//
+//   - an accepted line applied to an item is an item version, ivs[k] for
+//     the state seq k+1: where the line is, the item's class after it (its
+//     kind, status and whether it is a branch; see class) and a check of
+//     the line's bytes, and in revs the item's version before, unless
+//     the line created the item. items[i] is the newest version of
+//     item i, and ids finds an item by its id;
+//   - a rejected line, and an accepted line this package's reconciler
+//     rejects (a disagreement), is a rec in rejected or disagreements;
+//   - a checkpoint line is held by the states that follow it.
+//
+// Entries are only ever appended. A state may record the next version only
+// while it is the newest state of its lineage (v == claimed). When a state
+// that is not the newest is folded further, the line is usually the very
+// one that was folded from it before (replay.StateAt folding forward from a
+// keyframe): the entry recorded for version v+1 is then reused, which the
+// line's place in the file and its check (or its bytes, for an inline
+// line) prove. Any other line forks: the new state gets a copy of the
+// lineage as of version v.
 //
 // A lineage is safe for concurrent use: mu guards every field.
 type lineage struct {
 	mu sync.Mutex
 	// claimed is the newest version handed out to a state.
 	claimed int64
-	// steps[v-1] is the identity of the line that recorded version v,
-	// or 0 for a checkpoint line, which only changes the state and
-	// records no entries (identity is never 0).
-	steps []uint64
-	// srcs are the event sources seen, so an identity can name one by index.
-	srcs []io.ReaderAt
+	// steps says what each version recorded (stepItem, …), in two bits:
+	// version v's are bits 2*((v-1)%4) of steps[(v-1)/4] (see step).
+	steps []uint8
+	// src is the journal file the offsets of entries are in: the first
+	// comparable Src seen. Lines of other sources are kept inline.
+	src io.ReaderAt
+	// variants are the formats lines were folded with: variants[0] is
+	// the lineage's own, and other holds the item versions folded with
+	// another, by index in ivs.
+	variants []format
+	other    map[uint32]uint8
 
-	// sids caches the summaries kept and their semanticHash, by item
-	// kind and summary.
-	sids [len(itemKinds)]map[string]sid
+	ivs   versions
+	revs  revisions
+	items dense[uint32] // newest version of each item, in creation order
+	ids   idTable
 
-	items []slot // in creation order
-	// vers are the versions of items after their first, in the order
-	// they were recorded (so by v).
-	vers []ver
-	// ids finds an item's index by its id.
-	ids           idTable
-	rejected      []rejection
-	disagreements []disagreement
-	// mem holds what the items and lists point to (see store).
-	mem store
+	rejected      dense[rec]
+	disagreements dense[rec]
 
-	// The number of items of each class (see class) as of any version,
-	// for the panes (PaneRender), which must say how many items they
-	// leave out without walking them: moves[v-1] is what version v did,
-	// counts[k] the numbers as of version k*countsEvery, cur as of
-	// claimed, and move what the version being recorded does.
-	moves []move
-	// touched[v-1] is the index of the item version v changed, or -1
-	// (for Touched).
-	touched []int32
-	counts  []classCounts
-	cur     classCounts
-	move    move
-	item    int32 // the index of the item the version being recorded changed
-	// kept holds the states likely to be kept as keyframes (see keep).
+	// inline holds the bytes of lines that came without a file, and
+	// inl their refs: an entry whose loc has locInline set holds the
+	// index in inl.
+	inline pool
+	inl    dense[ref]
+
+	// The number of items of each class as of any version, for the
+	// panes (PaneRender), which must say how many items they leave out
+	// without walking them: counts[k] is as of version k*countsEvery, cur
+	// as of claimed; countsAt adds the moves of the versions after.
+	counts []countsMark
+	cur    classCounts
+
+	// kept holds the states likely to be kept as keyframes (see place).
 	kept []state
+	// sids caches semantic hashes of summaries for the views; shared by
+	// forks.
+	sids *sidCache
 }
 
-// slot is one item: the versions it went through, from its creation.
-type slot struct {
-	v    int64  // the version that created it
-	it   uint32 // its first version, in mem.items
-	last int32  // the index in vers of its newest later version, or -1
+// step returns what version v recorded. The caller holds l.mu.
+func (l *lineage) step(v int64) uint8 { return l.steps[(v-1)/4] >> (2 * ((v - 1) % 4)) & 3 }
+
+// What a version recorded, in steps.
+const (
+	stepItem = iota
+	stepRejected
+	stepDisagreement
+	stepCheckpoint
+)
+
+// An entry's loc says where its line is and checks its bytes: the offset
+// of the line's first byte in src (or, with locInline, the index in inl of
+// the ref of its bytes in inline) in the low locBits bits, the item's class after an item
+// version in the next 6 bits, and checkBits bits of a hash of the line's
+// bytes (without the whitespace around them) in the top bits.
+const (
+	locBits   = 39
+	locInline = 1 << locBits
+	maxOff    = locInline - 1 // 512 GiB; a line further on is kept inline
+	classBits = 6
+	classOff  = locBits + 1
+	checkOff  = classOff + classBits
+	checkBits = 64 - checkOff
+)
+
+func locOf(l uint64) uint64   { return l & (locInline<<1 - 1) }
+func classOf(l uint64) uint8  { return uint8(l>>classOff) & (1<<classBits - 1) }
+func checkOf(l uint64) uint64 { return l >> checkOff }
+func withClass(l uint64, c uint8) uint64 {
+	return l&^(uint64(1<<classBits-1)<<classOff) | uint64(c)<<classOff
 }
 
-// ver is a version of an item after its first.
-type ver struct {
-	v    int64  // the version that recorded it
-	it   uint32 // the item, in mem.items
-	prev int32  // the index in vers of the item's version before, or -1
+// lineCheck returns the check of a line's bytes, as a loc holds it.
+func lineCheck(b []byte) uint64 { return maphash.Bytes(seed, b) >> checkOff }
+
+// rec is a rejected line or a disagreement: where the line is (a loc) and
+// its position; a disagreement also says why (the why constants) and, for
+// whyKind, the target's kind, in the top bytes of pos.
+type rec struct {
+	loc uint64
+	pos uint64
 }
 
-func newLineage() *lineage {
-	return &lineage{counts: []classCounts{{}}, move: noMove, item: -1}
+const posBits = 48
+
+func (r rec) at() int        { return int(r.pos & (1<<posBits - 1)) }
+func (r rec) why() uint8     { return uint8(r.pos >> 56) }
+func (r rec) oldKind() uint8 { return uint8(r.pos>>posBits) & 0xff }
+
+// Why an accepted line's delta is rejected (a disagreement).
+const (
+	whyNone = iota
+	whyMissing
+	whyNotFound
+	whyKind
+	whyUnknown
+)
+
+func newLineage(f format) *lineage {
+	return &lineage{counts: []countsMark{{}}, variants: []format{f}, sids: &sidCache{}}
 }
 
 // An item's class is what the projections' sections select it by: its
@@ -99,251 +159,232 @@ const (
 
 type classCounts [nClasses]int32
 
-// move is an item leaving class from and entering class to (noClass for
-// none).
-type move struct{ from, to uint8 }
-
-var noMove = move{noClass, noClass}
+// countsMark is the number of items of each class and the seq as of a
+// version.
+type countsMark struct {
+	c   classCounts
+	seq int64
+}
 
 // countsEvery is how many versions apart the lineage keeps the counts.
-const countsEvery = 256
+const countsEvery = 1024
 
-func class(it *item) uint8 {
-	c := it.kind*uint8(len(itemStatuses)) + it.status
-	if it.branch {
+func classFor(kind, status uint8, branch bool) uint8 {
+	c := kind*uint8(len(itemStatuses)) + status
+	if branch {
 		c += uint8(len(itemKinds) * len(itemStatuses))
 	}
 	return c
 }
 
-// classItem returns an item of class c, for the sections' keep functions.
-func classItem(c int) *item {
-	it := &item{kind: uint8(c % (len(itemKinds) * len(itemStatuses)) / len(itemStatuses)), status: uint8(c % len(itemStatuses))}
-	it.branch = c >= len(itemKinds)*len(itemStatuses)
-	return it
+func kindOfClass(c uint8) uint8 {
+	return c % uint8(len(itemKinds)*len(itemStatuses)) / uint8(len(itemStatuses))
+}
+func statusOfClass(c uint8) uint8 { return c % uint8(len(itemStatuses)) }
+func branchOfClass(c uint8) bool  { return c >= uint8(len(itemKinds)*len(itemStatuses)) }
+
+// item is one version of an item as the lineage holds it: its index in
+// ivs. What the item holds is read back from its lines (decoder).
+type item struct {
+	k   int32 // the version's index in ivs
+	loc uint64
 }
 
-// record ends recording version v, the newest: the move its line made.
+func class(it *item) uint8 { return classOf(it.loc) }
+
+// seqAt returns the seq as of version v (the number of item versions).
 // The caller holds l.mu.
-func (l *lineage) record(v int64) {
-	m := l.move
-	l.move = noMove
-	l.moves = append(l.moves, m)
-	l.touched = append(l.touched, l.item)
-	l.item = -1
-	if m.from != noClass {
-		l.cur[m.from]--
+func (l *lineage) seqAt(v int64) int64 {
+	k := v / countsEvery
+	seq := l.counts[k].seq
+	for u := k*countsEvery + 1; u <= v; u++ {
+		if l.step(u) == stepItem {
+			seq++
+		}
 	}
-	if m.to != noClass {
-		l.cur[m.to]++
-	}
-	if v%countsEvery == 0 {
-		l.counts = append(l.counts, l.cur)
-	}
+	return seq
 }
 
 // countsAt returns the number of items of each class as of version v.
 // The caller holds l.mu.
 func (l *lineage) countsAt(v int64) classCounts {
 	k := v / countsEvery
-	c := l.counts[k]
-	for _, m := range l.moves[k*countsEvery : v] {
-		if m.from != noClass {
-			c[m.from]--
+	m := l.counts[k]
+	c, seq := m.c, m.seq
+	for u := k*countsEvery + 1; u <= v; u++ {
+		if l.step(u) != stepItem {
+			continue
 		}
-		if m.to != noClass {
-			c[m.to]++
+		if p := l.revs.prev(int(seq)); p >= 0 {
+			c[l.ivs.class(int(p))]--
 		}
+		c[l.ivs.class(int(seq))]++
+		seq++
 	}
 	return c
 }
 
-var seed = maphash.MakeSeed()
-
-// identity returns the identity of ev folded by f in l. The caller holds
-// l.mu.
-func (l *lineage) identity(f format, ev model.Event) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	var b [32]byte
-	binary.LittleEndian.PutUint64(b[0:], uint64(ev.Pos))
-	binary.LittleEndian.PutUint64(b[8:], uint64(ev.Off))
-	binary.LittleEndian.PutUint64(b[16:], uint64(l.srcIndex(ev.Src)))
-	binary.LittleEndian.PutUint64(b[24:], uint64(reflect.ValueOf(f.snap).Pointer()))
-	h.Write(b[:])
-	h.Write(ev.Raw)
-	if id := h.Sum64(); id != 0 {
-		return id
+// version returns the newest version of item i among the first seq item
+// versions (the item must exist by then). The caller holds l.mu.
+func (l *lineage) version(i int32, seq int64) int32 {
+	k := int64(l.items.at(int(i)))
+	for k >= seq {
+		k = int64(l.revs.prev(int(k)))
 	}
-	return 1 // 0 stands for no step
+	return int32(k)
 }
 
-// srcIndex returns the index of src among the sources seen, adding it.
-// Sources whose type cannot be compared all share one index.
-func (l *lineage) srcIndex(src io.ReaderAt) int {
-	if src == nil {
-		return -1
-	}
-	if !reflect.TypeOf(src).Comparable() {
-		return -2
-	}
-	for i, s := range l.srcs {
-		if s == src {
-			return i
-		}
-	}
-	l.srcs = append(l.srcs, src)
-	return len(l.srcs) - 1
-}
-
-// stepAt returns the identity recorded for version v.
-func (l *lineage) stepAt(v int64) (uint64, bool) {
-	if v < 1 || v > int64(len(l.steps)) || l.steps[v-1] == 0 {
-		return 0, false
-	}
-	return l.steps[v-1], true
-}
-
-// get returns item id as of version v and its index in creation order.
-func (l *lineage) get(id string, v int64) (*item, int32, bool) {
-	i, ok := l.lookup(id)
-	if !ok || l.items[i].v > v {
-		return nil, 0, false
-	}
-	return l.at(i, v), i, true
-}
-
-// at returns item i as of version v (at or after its creation).
+// at returns item i as of version v (at or after its creation). The
+// caller holds l.mu.
 func (l *lineage) at(i int32, v int64) *item {
-	s := &l.items[i]
-	for j := s.last; j >= 0; j = l.vers[j].prev {
-		if l.vers[j].v <= v {
-			return l.mem.items.at(l.vers[j].it)
-		}
-	}
-	return l.mem.items.at(s.it)
+	k := l.version(i, l.seqAt(v))
+	return &item{k: k, loc: l.ivs.at(int(k))}
 }
 
-// An idTable finds items by id: an open-addressing hash table (linear
-// probing) of entries that hold 32 bits of a seeded hash of the id and the
-// item's index plus one (0 is an empty entry). Ids whose hashes collide
-// are told apart by the ids the items hold.
-type idTable struct {
-	e []uint64
-	n int
+// classAt returns the class of item i among the first seq item versions.
+// The caller holds l.mu.
+func (l *lineage) classAt(i int32, seq int64) uint8 {
+	return l.ivs.class(int(l.version(i, seq)))
 }
 
-// idHash is the hash of id the table keeps.
-func idHash(id string) uint32 { return uint32(maphash.String(seed, id)) }
+// lookup returns the index of the item whose id is id among the first n
+// items. The caller holds l.mu.
+func (l *lineage) lookup(id []byte, n int32) (int32, bool) { return l.ids.lookup(id, n) }
 
-// idOf returns the id of item i.
-func (l *lineage) idOf(i int32) string { return l.mem.s(l.mem.items.at(l.items[i].it).id) }
-
-// lookup returns the index of the item whose id is id.
-func (l *lineage) lookup(id string) (int32, bool) {
-	t := &l.ids
-	if len(t.e) == 0 {
-		return 0, false
+// locate returns the loc of event ev's line (with its check, without a
+// class), keeping the bytes inline when they cannot be read back from the
+// lineage's file. The caller holds l.mu.
+func (l *lineage) locate(ev model.Event) uint64 {
+	line, off, _ := trimmed(ev)
+	if l.src == nil && ev.Src != nil && reflect.TypeOf(ev.Src).Comparable() {
+		l.src = ev.Src
 	}
-	h := idHash(id)
-	mask := uint64(len(t.e) - 1)
-	for p := uint64(h) & mask; ; p = (p + 1) & mask {
-		e := t.e[p]
-		if e == 0 {
-			return 0, false
-		}
-		if uint32(e>>32) == h && l.idOf(int32(uint32(e)-1)) == id {
-			return int32(uint32(e) - 1), true
-		}
+	check := lineCheck(line) << checkOff
+	if ev.Src != nil && ev.Src == l.src && off >= 0 && off <= maxOff && len(line) > 0 {
+		return check | uint64(off)
 	}
+	return check | locInline | uint64(l.inl.add(l.inline.add(line)))
 }
 
-// addID records that the item at index i has id id, in place of the item
-// that had it.
-func (l *lineage) addID(id string, i int32) {
-	t := &l.ids
-	if 4*(t.n+1) > 3*len(t.e) {
-		old := t.e
-		t.e = make([]uint64, max(2*len(old), 64))
-		for _, e := range old {
-			if e != 0 {
-				t.put(e)
-			}
-		}
-	}
-	h := idHash(id)
-	mask := uint64(len(t.e) - 1)
-	for p := uint64(h) & mask; ; p = (p + 1) & mask {
-		e := t.e[p]
-		if e == 0 {
-			t.e[p] = uint64(h)<<32 | uint64(uint32(i)+1)
-			t.n++
-			return
-		}
-		if uint32(e>>32) == h && l.idOf(int32(uint32(e)-1)) == id {
-			t.e[p] = uint64(h)<<32 | uint64(uint32(i)+1)
-			return
-		}
-	}
+// inlineLine returns the bytes of an inline entry's line. The caller
+// holds l.mu; the bytes stay valid after.
+func (l *lineage) inlineLine(loc uint64) []byte {
+	return l.inline.get(l.inl.at(int(locOf(loc) &^ locInline)))
 }
 
-// put adds entry e to the table, which has room and does not hold it.
-func (t *idTable) put(e uint64) {
-	mask := uint64(len(t.e) - 1)
-	p := (e >> 32) & mask
-	for t.e[p] != 0 {
-		p = (p + 1) & mask
+// matches reports whether entry loc's line is line of event ev. The
+// caller holds l.mu.
+func (l *lineage) matches(loc uint64, ev model.Event) bool {
+	line, off, ok := trimmed(ev)
+	if checkOf(loc) != lineCheck(line) {
+		return false
 	}
-	t.e[p] = e
+	if loc&locInline != 0 {
+		return bytes.Equal(l.inlineLine(loc), line)
+	}
+	return ok && ev.Src == l.src && uint64(off) == locOf(loc)
 }
 
-// set records item it at version v, the newest version of the lineage:
-// a new version of the item at index i, or a new item when i is -1.
-func (l *lineage) set(i int32, it *item, v int64) {
-	l.move, l.item = move{noClass, class(it)}, i
-	if i >= 0 {
-		l.move.from = class(l.at(i, v))
-		s := &l.items[i]
-		l.vers = append(l.vers, ver{v: v, it: l.mem.items.one(*it), prev: s.last})
-		s.last = int32(len(l.vers) - 1)
-		return
+// trimmed returns ev's line without the whitespace around it and the
+// offset of its first byte.
+func trimmed(ev model.Event) ([]byte, int64, bool) {
+	raw := ev.Raw
+	start := 0
+	for start < len(raw) && isSpace(raw[start]) {
+		start++
 	}
-	l.items = append(l.items, slot{v: v, it: l.mem.items.one(*it), last: -1})
-	l.item = int32(len(l.items) - 1)
-	l.addID(l.mem.s(it.id), l.item)
+	end := len(raw)
+	for end > start && isSpace(raw[end-1]) {
+		end--
+	}
+	return raw[start:end], ev.Off + int64(start), ev.Src != nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// variant returns the index of f among l's variants, adding it.
+func (l *lineage) variant(f format) uint8 {
+	for i, v := range l.variants {
+		if sameVariant(v, f) {
+			return uint8(i)
+		}
+	}
+	if len(l.variants) == 255 {
+		return 255 // cannot tell them apart any more: forks
+	}
+	l.variants = append(l.variants, f)
+	return uint8(len(l.variants) - 1)
+}
+
+func sameVariant(a, b format) bool {
+	return reflect.ValueOf(a.snap).Pointer() == reflect.ValueOf(b.snap).Pointer()
+}
+
+// variantOf returns the format item version k was folded with.
+func (l *lineage) variantOf(k int32) format {
+	if v, ok := l.other[uint32(k)]; ok {
+		return l.variants[v]
+	}
+	return l.variants[0]
+}
+
+// recordStep ends recording version v, the newest: its kind and, for an
+// item version, the class the item left (noClass for a new item) and the
+// one it entered. The caller holds l.mu.
+func (l *lineage) recordStep(v int64, step uint8, from, to uint8) {
+	l.claimed = v
+	if (v-1)%4 == 0 {
+		l.steps = append(l.steps, step)
+	} else {
+		l.steps[(v-1)/4] |= step << (2 * ((v - 1) % 4))
+	}
+	if step == stepItem {
+		if from != noClass {
+			l.cur[from]--
+		}
+		l.cur[to]++
+	}
+	if v%countsEvery == 0 {
+		l.counts = append(l.counts, countsMark{l.cur, int64(l.ivs.len())})
+	}
 }
 
 // fork returns a new lineage holding what l holds as of s's version, for
 // s to take a different next step. The caller holds l.mu. Entries are
-// immutable, so the copies share their backing arrays (capped, so that
-// appending to either side reallocates) and the store's chunks.
+// immutable, so the copies share full chunks with l.
 func (l *lineage) fork(s *state) *lineage {
-	v := s.v
-	k := sort.Search(len(l.vers), func(j int) bool { return l.vers[j].v > v })
+	v, seq := s.v, s.seq
 	nl := &lineage{
-		steps:         l.steps[:v:v],
-		srcs:          l.srcs[:len(l.srcs):len(l.srcs)],
-		items:         make([]slot, s.nItems),
-		vers:          l.vers[:k:k],
-		rejected:      l.rejected[:s.nRejected:s.nRejected],
-		disagreements: l.disagreements[:s.nDisagreements:s.nDisagreements],
-		mem:           l.mem.fork(),
+		claimed:       v,
+		steps:         l.steps[: v/4 : v/4],
+		src:           l.src,
+		variants:      l.variants[:len(l.variants):len(l.variants)],
+		ivs:           l.ivs.fork(int(seq)),
+		revs:          l.revs.fork(int(seq)),
+		items:         l.items.copyOf(int(s.nItems)),
+		ids:           l.ids.fork(s.nItems),
+		rejected:      l.rejected.fork(int(s.nRejected)),
+		disagreements: l.disagreements.fork(int(s.nDisagreements)),
+		inline:        l.inline.fork(),
+		inl:           l.inl.fork(l.inl.len()),
+		counts:        l.counts[: v/countsEvery+1 : v/countsEvery+1],
+		cur:           l.countsAt(v),
+		sids:          l.sids,
 	}
-	for j := range nl.items {
-		sl := l.items[j]
-		for sl.last >= int32(k) {
-			sl.last = l.vers[sl.last].prev
+	if v%4 != 0 { // the byte being filled, without the later versions' steps
+		nl.steps = append(nl.steps, l.steps[v/4]&(1<<(2*(v%4))-1))
+	}
+	for k, vi := range l.other {
+		if int64(k) < seq {
+			if nl.other == nil {
+				nl.other = map[uint32]uint8{}
+			}
+			nl.other[k] = vi
 		}
-		nl.items[j] = sl
-		nl.addID(nl.mem.s(nl.mem.items.at(sl.it).id), int32(j))
 	}
-	nl.claimed = v
-	nl.moves = l.moves[:v:v]
-	nl.touched = l.touched[:v:v]
-	nl.item = -1
-	nl.counts = l.counts[: v/countsEvery+1 : v/countsEvery+1]
-	nl.cur = l.countsAt(v)
-	nl.move = noMove
+	for i := range int(s.nItems) {
+		nl.items.set(i, uint32(l.version(int32(i), seq)))
+	}
 	return nl
 }
 
@@ -368,28 +409,33 @@ func (l *lineage) place(s *state, pos int) *state {
 	return &l.kept[len(l.kept)-1]
 }
 
-const maxSemanticIDs = 1 << 14
-
-// sid is a summary kept in the store and its semanticHash.
-type sid struct {
-	s str
-	h uint32
+// sidCache caches the semantic hashes of the first maxSemanticIDs
+// summaries hashed: journals repeat some summaries, and hashing one costs
+// a quarter of a microsecond (quickHash) to over a microsecond. It is safe
+// for concurrent use.
+type sidCache struct {
+	mu sync.Mutex
+	m  map[string]uint32
 }
 
-// summary returns summary kept in the store and its semanticHash, from a
-// cache: journals repeat their summaries. The caller holds l.mu.
-func (l *lineage) summary(kind uint8, summary string) (str, uint32) {
-	m := l.sids[kind]
-	if e, ok := m[summary]; ok {
-		return e.s, e.h
+const maxSemanticIDs = 1 << 12
+
+// hash returns semanticHash(summary).
+func (c *sidCache) hash(summary string) uint32 {
+	c.mu.Lock()
+	h, ok := c.m[summary]
+	c.mu.Unlock()
+	if ok {
+		return h
 	}
-	e := sid{l.mem.str(summary), semanticHash(summary)}
-	if m == nil {
-		m = map[string]sid{}
-		l.sids[kind] = m
+	h = semanticHash(summary)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[string]uint32{}
 	}
-	if len(m) < maxSemanticIDs {
-		m[l.mem.s(e.s)] = e
+	if len(c.m) < maxSemanticIDs {
+		c.m[strings.Clone(summary)] = h
 	}
-	return e.s, e.h
+	c.mu.Unlock()
+	return h
 }

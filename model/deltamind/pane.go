@@ -30,11 +30,20 @@ func (format) PaneView(st model.State, n int) model.Object {
 	}
 	n = max(n, 0)
 	l := s.lin
+	// Each list's entries are read back in one read of the file where
+	// they are (the last ones are near each other).
+	d, e, f := l.decoder(0), l.decoder(0), l.decoder(0)
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	items := window(int(s.nItems), n, func(i int) any { return l.at(int32(i), s.v).object(&l.mem) })
-	rej := window(int(s.nRejected), n, func(i int) any { return l.rejected[i].object(&l.mem) })
-	dis := window(int(s.nDisagreements), n, func(i int) any { return l.disagreements[i].object(&l.mem) })
+	d.cover(l.itemLocs(max(s.nItems-int32(n), 0), s.nItems, s.seq, nil))
+	e.cover(l.recLocs(false, max(int(s.nRejected)-n, 0), int(s.nRejected), nil))
+	f.cover(l.recLocs(true, max(int(s.nDisagreements)-n, 0), int(s.nDisagreements), nil))
+	l.mu.Unlock()
+	items := window(int(s.nItems), n, func(i int) any {
+		it := d.item(int32(i), s.seq)
+		return it.object()
+	})
+	rej := window(int(s.nRejected), n, func(i int) any { return e.entry(l.rec(false, i), false) })
+	dis := window(int(s.nDisagreements), n, func(i int) any { return f.entry(l.rec(true, i), true) })
 	return s.view(items, rej, dis)
 }
 
@@ -63,22 +72,21 @@ func (format) PaneRender(st model.State, doc string, max int) string {
 		return ""
 	}
 	l := s.lin
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	head, secs, ok := s.plan(doc)
 	if !ok {
 		return ""
 	}
 	// How many items each section has, from the lineage's counts by class.
+	l.mu.Lock()
 	byClass := l.countsAt(s.v)
+	l.mu.Unlock()
 	counts := make([]int, len(secs))
 	for c := range nClasses {
 		if byClass[c] == 0 {
 			continue
 		}
-		rep := classItem(c)
 		for k := range secs {
-			if secs[k].keep(rep) {
+			if secs[k].keep(uint8(c)) {
 				counts[k] += int(byClass[c])
 			}
 		}
@@ -95,6 +103,8 @@ func (format) PaneRender(st model.State, doc string, max int) string {
 	for _, h := range head {
 		add(h)
 	}
+	d := l.decoder(paneWin)
+	var classes []uint8
 	full := false
 	shown, total := 0, 0
 	for k, sec := range secs {
@@ -104,31 +114,35 @@ func (format) PaneRender(st model.State, doc string, max int) string {
 		}
 		open := false
 		found := 0
-		for i := range s.nItems {
-			if found == counts[k] {
-				break
+	walk:
+		for from := int32(0); from < s.nItems && found < counts[k]; from += classBatch {
+			classes = l.classes(from, min(from+classBatch, s.nItems), s.seq, classes[:0])
+			for j, c := range classes {
+				if found == counts[k] {
+					break walk
+				}
+				if !sec.keep(c) {
+					continue
+				}
+				found++
+				it := d.item(from+int32(j), s.seq)
+				line := sec.line(&it)
+				extra := len(line) + 1
+				if !open {
+					extra += len(sec.title) + 2
+				}
+				if b.Len()+extra > max {
+					full = true
+					break walk
+				}
+				if !open {
+					add(sec.title)
+					add("")
+					open = true
+				}
+				add(line)
+				shown++
 			}
-			v := l.at(i, s.v)
-			if !sec.keep(v) {
-				continue
-			}
-			found++
-			line := sec.line(&l.mem, v)
-			extra := len(line) + 1
-			if !open {
-				extra += len(sec.title) + 2
-			}
-			if b.Len()+extra > max {
-				full = true
-				break
-			}
-			if !open {
-				add(sec.title)
-				add("")
-				open = true
-			}
-			add(line)
-			shown++
 		}
 		if open && !full {
 			add("")

@@ -11,88 +11,104 @@ import (
 // writes it (renderActiveState, renderDecisions, renderTasks,
 // renderConstraints): lines joined by "\n", each section present only when
 // it has items, items in creation order. An unknown doc renders as "".
+// It reads back the lines of the items it lists, once each.
 func (format) Render(st model.State, doc string) string {
 	s, ok := st.(*state)
-	if !ok {
+	if !ok || s == nil {
 		return ""
 	}
-	l := s.lin
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	lines, secs, ok := s.plan(doc)
 	if !ok {
 		return ""
 	}
-	for _, sec := range secs {
-		var body []string
-		for i := range s.nItems {
-			v := l.at(i, s.v)
-			if sec.keep(v) {
-				body = append(body, sec.line(&l.mem, v))
+	bodies := make([][]string, len(secs))
+	d := s.lin.decoder(walkWin)
+	var classes []uint8
+	for from := int32(0); from < s.nItems; from += classBatch {
+		classes = s.lin.classes(from, min(from+classBatch, s.nItems), s.seq, classes[:0])
+		for j, c := range classes {
+			var it itemVal
+			decoded := false
+			for k := range secs {
+				if !secs[k].keep(c) {
+					continue
+				}
+				if !decoded {
+					it, decoded = d.item(from+int32(j), s.seq), true
+				}
+				bodies[k] = append(bodies[k], secs[k].line(&it))
 			}
 		}
-		if len(body) > 0 {
+	}
+	for k, sec := range secs {
+		if len(bodies[k]) > 0 {
 			lines = append(lines, sec.title, "")
-			lines = append(lines, body...)
+			lines = append(lines, bodies[k]...)
 			lines = append(lines, "")
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
-// A section of a projection: its title and the items it lists, each
-// written as one line (which may hold several).
+// classBatch is how many items' classes the views read per lock of the
+// lineage.
+const classBatch = 4096
+
+// classes appends to out the classes of items from to to-1 as of the first
+// seq item versions.
+func (l *lineage) classes(from, to int32, seq int64, out []uint8) []uint8 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := from; i < to; i++ {
+		out = append(out, l.classAt(i, seq))
+	}
+	return out
+}
+
+// A section of a projection: its title and the items it lists (by class),
+// each written as one line (which may hold several).
 type section struct {
 	title string
-	keep  func(*item) bool
-	line  func(*store, *item) string
+	keep  func(class uint8) bool
+	line  func(*itemVal) string
 }
 
 // plan returns the lines projection doc starts with and its sections, in
 // order; ok is false for an unknown doc. Each section is written only when
 // it has items: its title, "", its items, "".
 func (s *state) plan(doc string) (head []string, secs []section, ok bool) {
-	index := func(names []string, name string) int {
-		for i, n := range names {
-			if n == name {
-				return i
-			}
+	is := func(kind int, status uint8) func(uint8) bool {
+		if kind < 0 {
+			return func(c uint8) bool { return statusOfClass(c) == status }
 		}
-		return -1
+		return func(c uint8) bool { return kindOfClass(c) == uint8(kind) && statusOfClass(c) == status }
 	}
-	is := func(kind, status string) func(*item) bool {
-		k, st := index(itemKinds[:], kind), uint8(index(itemStatuses[:], status))
-		if k < 0 {
-			return func(it *item) bool { return it.status == st }
-		}
-		return func(it *item) bool { return it.kind == uint8(k) && it.status == st }
-	}
-	short := func(title string, keep func(*item) bool) section { return section{title, keep, renderItem} }
-	long := func(title string, keep func(*item) bool) section { return section{title, keep, renderItemDetailed} }
+	short := func(title string, keep func(uint8) bool) section { return section{title, keep, renderItem} }
+	long := func(title string, keep func(uint8) bool) section { return section{title, keep, renderItemDetailed} }
 	switch doc {
 	case DocActiveState:
 		head = []string{"# Active State", "",
 			"> Sequence: " + strconv.FormatInt(s.seq, 10) + " | Items: " + strconv.Itoa(int(s.nItems)) +
 				" | Deltas: " + strconv.FormatInt(s.seq, 10), ""}
 		secs = []section{
-			short("## Goals", is("goal", "active")),
-			short("## Decisions", is("decision", "active")),
-			short("## Constraints", is("constraint", "active")),
-			short("## Open Tasks", is("task", "active")),
-			short("## Unresolved Branches", func(it *item) bool {
-				return it.kind == kHypothesis && it.status == sTentative && it.branch
+			short("## Goals", is(kGoal, sActive)),
+			short("## Decisions", is(kDecision, sActive)),
+			short("## Constraints", is(kConstraint, sActive)),
+			short("## Open Tasks", is(kTask, sActive)),
+			short("## Unresolved Branches", func(c uint8) bool {
+				return kindOfClass(c) == kHypothesis && statusOfClass(c) == sTentative && branchOfClass(c)
 			}),
-			short("## Superseded", is("", "superseded")),
+			short("## Superseded", is(-1, sSuperseded)),
 		}
 	case DocDecisions:
 		head = []string{"# Decisions", ""}
-		secs = []section{long("## Active", is("decision", "active")), long("## Superseded", is("decision", "superseded"))}
+		secs = []section{long("## Active", is(kDecision, sActive)), long("## Superseded", is(kDecision, sSuperseded))}
 	case DocTasks:
 		head = []string{"# Tasks", ""}
-		secs = []section{long("## Open", is("task", "active")), long("## Resolved", is("task", "resolved"))}
+		secs = []section{long("## Open", is(kTask, sActive)), long("## Resolved", is(kTask, sResolved))}
 	case DocConstraints:
 		head = []string{"# Constraints", ""}
-		secs = []section{long("## Active", is("constraint", "active"))}
+		secs = []section{long("## Active", is(kConstraint, sActive))}
 	default:
 		return nil, nil, false
 	}
@@ -100,44 +116,38 @@ func (s *state) plan(doc string) (head []string, secs []section, ok bool) {
 }
 
 // suffix is the " [confidence]" and " (tags)" ending of both item forms.
-func suffix(m *store, it *item) string {
+func suffix(it *itemVal) string {
 	var b strings.Builder
-	if c := m.s(it.confidence); c != "high" {
-		b.WriteString(" [" + c + "]")
+	if it.confidence != "high" {
+		b.WriteString(" [" + it.confidence + "]")
 	}
-	if tags := m.tagList(it.tags); len(tags) > 0 {
+	if len(it.tags) > 0 {
 		b.WriteString(" (")
-		for i, t := range tags {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(m.s(t))
-		}
+		b.WriteString(strings.Join(it.tags, ", "))
 		b.WriteString(")")
 	}
 	return b.String()
 }
 
 // renderItem is projections.ts renderItem.
-func renderItem(m *store, it *item) string {
-	return "- **" + m.s(it.id) + "**: " + m.s(it.summary) + suffix(m, it)
+func renderItem(it *itemVal) string {
+	return "- **" + it.id + "**: " + it.summary + suffix(it)
 }
 
 // renderItemDetailed is projections.ts renderItemDetailed: a heading, a
 // blank line, four list lines and a final empty line.
-func renderItemDetailed(m *store, it *item) string {
-	ts := m.turnList(it.turns)
-	turns := make([]string, len(ts))
-	for i, t := range ts {
-		turns[i] = m.s(t.id)
+func renderItemDetailed(it *itemVal) string {
+	turns := make([]string, len(it.turns))
+	for i, t := range it.turns {
+		turns[i] = t.id
 	}
 	return strings.Join([]string{
-		"### " + m.s(it.id) + ": " + m.s(it.summary) + suffix(m, it),
+		"### " + it.id + ": " + it.summary + suffix(it),
 		"",
 		"- Status: " + it.statusName(),
-		"- Confidence: " + m.s(it.confidence),
+		"- Confidence: " + it.confidence,
 		"- Source turns: " + strings.Join(turns, ", "),
-		"- Last touched: " + m.s(it.lastTouched),
+		"- Last touched: " + it.lastTouched,
 		"",
 	}, "\n")
 }

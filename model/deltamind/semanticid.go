@@ -1,12 +1,13 @@
 package deltamind
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // stopWords and verbNormalizations are those of DeltaMind's
@@ -97,12 +98,25 @@ func formatSemanticID(kind string, h uint32) string {
 			prefix = string(utf16.Decode(u[:1]))
 		}
 	}
-	hex := strconv.FormatUint(uint64(h), 16)
-	return prefix + "-" + strings.Repeat("0", 8-len(hex)) + hex
+	var b [32]byte
+	out := append(append(b[:0], prefix...), '-')
+	for shift := 28; shift >= 0; shift -= 4 {
+		out = append(out, "0123456789abcdef"[h>>shift&0xf])
+	}
+	return string(out)
 }
 
 // semanticHash returns the hash part of a semanticId for summary.
 func semanticHash(summary string) uint32 {
+	if h, ok := quickHash(summary); ok {
+		return h
+	}
+	return unicodeHash(summary)
+}
+
+// unicodeHash is semanticHash for any summary, as semantic-id.ts computes
+// it.
+func unicodeHash(summary string) uint32 {
 	s := jsLower(summary)
 	for _, v := range verbNormalizations {
 		if strings.Contains(s, v.word) { // the regexp only where it can match
@@ -128,4 +142,127 @@ func semanticHash(summary string) uint32 {
 		}
 	}
 	return h
+}
+
+// quickHash is semanticHash, without regular expressions or allocations,
+// for most summaries: those whose characters are printable ASCII, the
+// ASCII whitespace JavaScript's \s matches, or other characters of the
+// Basic Multilingual Plane that lowering leaves as they are and that are
+// not whitespace (é, —, →, “). Then lowering changes only ASCII letters,
+// the order of UTF-8 bytes is that of UTF-16 code units, and \b is the edge
+// of a run of [0-9A-Za-z_] (Go's and JavaScript's without the u flag), so
+// that each verbNormalizations rule replaces the runs that are its whole
+// word (no replacement makes a word another rule replaces, so their order
+// does not matter). It reports false for other summaries, and for those
+// longer than maxQuickHash bytes or with more than maxQuickTokens words.
+func quickHash(summary string) (uint32, bool) {
+	if len(summary) > maxQuickHash {
+		return 0, false
+	}
+	var buf [maxQuickHash]byte
+	s := buf[:0]
+	for i := 0; i < len(summary); {
+		c := summary[i]
+		if c >= 0x80 {
+			r, n := utf8.DecodeRuneInString(summary[i:])
+			if r == utf8.RuneError || r > 0xffff || unicode.ToLower(r) != r || r == 0x3c3 || isJSSpace(r) {
+				return 0, false // not kept as it is, or whitespace
+			}
+			s = append(s, summary[i:i+n]...)
+			i += n
+			continue
+		}
+		if c < ' ' && !isASCIISpace(c) || c == 0x7f {
+			return 0, false
+		}
+		if !isWordByte(c) {
+			s = append(s, c)
+			i++
+			continue
+		}
+		j := i
+		for j < len(summary) && isWordByte(summary[j]) {
+			j++
+		}
+		start := len(s)
+		for _, c := range []byte(summary[i:j]) {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			s = append(s, c)
+		}
+		if w := s[start:]; len(w) > 4 && string(w[len(w)-3:]) == "ing" {
+			if repl, ok := verbBase[string(w)]; ok {
+				s = append(s[:start], repl...)
+			}
+		}
+		i = j
+	}
+	var tokens [maxQuickTokens][]byte
+	n := 0
+	for i := 0; i < len(s); {
+		for i < len(s) && isASCIISpace(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && !isASCIISpace(s[j]) {
+			j++
+		}
+		if j > i && !stopWords[string(s[i:j])] {
+			if n == maxQuickTokens {
+				return 0, false
+			}
+			// Insertion sort: a summary has a few words.
+			k := n
+			for k > 0 && bytes.Compare(tokens[k-1], s[i:j]) > 0 {
+				tokens[k] = tokens[k-1]
+				k--
+			}
+			tokens[k] = s[i:j]
+			n++
+		}
+		i = j
+	}
+	h := uint32(0x811c9dc5)
+	for i, t := range tokens[:n] {
+		if i > 0 {
+			h ^= ' '
+			h *= 0x01000193
+		}
+		for j := 0; j < len(t); {
+			c := rune(t[j])
+			if c < 0x80 {
+				j++
+			} else {
+				var n int
+				c, n = utf8.DecodeRune(t[j:])
+				j += n
+			}
+			h ^= uint32(c) // one UTF-16 code unit
+			h *= 0x01000193
+		}
+	}
+	return h, true
+}
+
+// verbBase maps the words of verbNormalizations to their replacements.
+var verbBase = func() map[string]string {
+	m := map[string]string{}
+	for _, v := range verbNormalizations {
+		m[v.word] = v.repl
+	}
+	return m
+}()
+
+const (
+	maxQuickHash   = 512 // longest summary quickHash hashes, in bytes
+	maxQuickTokens = 64
+)
+
+// isASCIISpace reports whether c is an ASCII byte JavaScript's \s matches.
+func isASCIISpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+// isWordByte reports whether c is a \w character.
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }

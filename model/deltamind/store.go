@@ -1,27 +1,96 @@
 package deltamind
 
 import (
+	"math/bits"
 	"slices"
 	"unsafe"
 )
 
-// The history a lineage holds (millions of items on a long journal) is
-// kept free of pointers, so that the garbage collector never scans it:
-// strings are copies in byte chunks addressed by a str, the small lists of
-// an item are runs in chunks of pointer-free values addressed by a lst,
-// and items are addressed by their index in chunks of items. Only the
-// slices of chunks hold pointers, one per chunk.
+// What a lineage holds (millions of entries on a long journal) is kept free
+// of pointers, so that the garbage collector never scans it: entries are
+// values in chunks of a dense array, and the few bytes a lineage must copy
+// (lines that came without a file, ids that are not counters) are runs in
+// byte chunks addressed by a ref. Only the slices of chunks hold pointers,
+// one per chunk.
 
-// A ref addresses a run of values in a pool: the position of its first
-// value (chunk<<chunkBits | offset) in its high 40 bits and its length in
-// its low lenBits bits, or, when the length bits are all ones, the index
-// of a run of its own (longer than a chunk) in its high bits. The zero ref
-// is the empty run.
+// denseBits sets the size of a dense array's chunks: 4096 values.
+const (
+	denseBits = 12
+	denseSize = 1 << denseBits
+)
+
+// A dense array holds values of a pointer-free type T at indexes 0, 1, 2,
+// … in chunks of denseSize values, so that it grows without copying what it
+// holds and a fork shares its full chunks. The last chunk grows by append
+// until it is full (so small arrays stay small); the next ones are made
+// full size.
+type dense[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+// len returns the number of values.
+func (d *dense[T]) len() int { return d.n }
+
+// add appends v and returns its index.
+func (d *dense[T]) add(v T) int {
+	c := d.n >> denseBits
+	if c == len(d.chunks) {
+		size := denseSize
+		if c == 0 {
+			size = 16
+		}
+		d.chunks = append(d.chunks, make([]T, 0, size))
+	}
+	if ch := d.chunks[c]; len(ch) == cap(ch) {
+		d.chunks[c] = append(make([]T, 0, min(2*cap(ch), denseSize)), ch...)
+	}
+	d.chunks[c] = append(d.chunks[c], v)
+	d.n++
+	return d.n - 1
+}
+
+// at returns the value at index i (< len).
+func (d *dense[T]) at(i int) T { return d.chunks[i>>denseBits][i&(denseSize-1)] }
+
+// set replaces the value at index i (< len). It must only be called on a
+// value no other array shares (see fork).
+func (d *dense[T]) set(i int, v T) { d.chunks[i>>denseBits][i&(denseSize-1)] = v }
+
+// fork returns an array holding the first n values of d: it shares d's full
+// chunks below n and copies the chunk n falls in, so that appending to
+// either array never shows in the other. Values below n must not be set
+// afterwards in either (they are shared).
+func (d *dense[T]) fork(n int) dense[T] {
+	c := n >> denseBits
+	f := dense[T]{chunks: make([][]T, c, c+1), n: n}
+	copy(f.chunks, d.chunks[:c])
+	if rest := n & (denseSize - 1); rest > 0 {
+		f.chunks = append(f.chunks, slices.Clone(d.chunks[c][:rest]))
+	}
+	return f
+}
+
+// copyOf returns a copy of the first n values of d that shares nothing with
+// it, for arrays whose values are set in place.
+func (d *dense[T]) copyOf(n int) dense[T] {
+	f := dense[T]{chunks: make([][]T, 0, (n+denseSize-1)>>denseBits), n: n}
+	for c := 0; c < n; c += denseSize {
+		f.chunks = append(f.chunks, slices.Clone(d.chunks[c>>denseBits][:min(denseSize, n-c)]))
+	}
+	return f
+}
+
+// A ref addresses a run of bytes in a pool: the position of its first byte
+// (chunk<<chunkBits | offset) in its high 40 bits and its length in its low
+// lenBits bits, or, when the length bits are all ones, the index of a run
+// of its own (longer than a chunk) in its high bits. The zero ref is the
+// empty run.
 type ref uint64
 
 const (
 	chunkBits = 16
-	maxChunk  = 1 << chunkBits // values in a chunk, at most
+	maxChunk  = 1 << chunkBits // bytes in a chunk, at most
 	lenBits   = 24
 	bigLen    = 1<<lenBits - 1
 	// firstChunk is the size of a pool's first chunk; each next one is
@@ -29,32 +98,26 @@ const (
 	firstChunk = 64
 )
 
-// str is a string kept in a store's bytes.
-type str ref
-
-// lst is a list kept in one of a store's pools.
-type lst ref
-
-// A pool keeps runs of values of a pointer-free type T, appended one run
-// at a time and never changed. A forked pool shares the chunks of the pool
-// it was forked from, reading only the runs written before the fork, and
-// appends only to chunks of its own.
-type pool[T any] struct {
-	chunks [][]T
-	big    [][]T // runs longer than a chunk
+// A pool keeps runs of bytes, appended one run at a time and never changed.
+// A forked pool shares the chunks of the pool it was forked from, reading
+// only the runs written before the fork, and appends only to chunks of its
+// own.
+type pool struct {
+	chunks [][]byte
+	big    [][]byte // runs longer than a chunk
 	// owned is the number of chunks shared with other pools (from a
 	// fork), which this one never appends to.
 	owned int
 }
 
-// add copies vs into the pool and returns its ref.
-func (p *pool[T]) add(vs []T) ref {
-	n := len(vs)
+// add copies b into the pool and returns its ref.
+func (p *pool) add(b []byte) ref {
+	n := len(b)
 	if n == 0 {
 		return 0
 	}
 	if n > maxChunk {
-		p.big = append(p.big, slices.Clone(vs))
+		p.big = append(p.big, slices.Clone(b))
 		return ref(len(p.big)-1)<<lenBits | bigLen
 	}
 	c := len(p.chunks) - 1
@@ -63,19 +126,17 @@ func (p *pool[T]) add(vs []T) ref {
 		if c >= p.owned {
 			size = min(2*cap(p.chunks[c]), maxChunk)
 		}
-		p.chunks = append(p.chunks, make([]T, 0, max(size, n)))
+		p.chunks = append(p.chunks, make([]byte, 0, max(size, n)))
 		c++
-		if c >= 1<<(39-chunkBits) { // the top bit of a str marks a packed time
-			panic("deltamind: lineage pool overflow")
-		}
 	}
 	off := len(p.chunks[c])
-	p.chunks[c] = append(p.chunks[c], vs...)
+	p.chunks[c] = append(p.chunks[c], b...)
 	return ref(c<<chunkBits|off)<<lenBits | ref(n)
 }
 
-// get returns the run r addresses. The caller must not modify it.
-func (p *pool[T]) get(r ref) []T {
+// get returns the run r addresses. The caller must not modify it; it
+// stays valid (and unchanged) as long as the pool is reachable.
+func (p *pool) get(r ref) []byte {
 	n := int(r & bigLen)
 	pos := uint64(r >> lenBits)
 	switch n {
@@ -88,178 +149,183 @@ func (p *pool[T]) get(r ref) []T {
 	return p.chunks[c][off : off+n : off+n]
 }
 
-// one adds v and returns its index, for at.
-func (p *pool[T]) one(v T) uint32 {
-	pos := uint64(p.add(unsafe.Slice(&v, 1)) >> lenBits)
-	if pos > 1<<32-1 {
-		panic("deltamind: lineage pool overflow")
-	}
-	return uint32(pos)
-}
-
-// at returns the value at index i (from one).
-func (p *pool[T]) at(i uint32) *T {
-	return &p.chunks[i>>chunkBits][i&(maxChunk-1)]
-}
-
-// fork returns a pool that shares p's chunks as they are now.
-func (p *pool[T]) fork() pool[T] {
-	return pool[T]{chunks: slices.Clone(p.chunks), big: slices.Clone(p.big), owned: len(p.chunks)}
-}
-
-// A store keeps the values a lineage holds on to. It is guarded by the
-// lineage's mu.
-type store struct {
-	bytes pool[byte]
-	items pool[item]
-	turns pool[turn]
-	tags  pool[str]
-	// The strs of the constants of confidences and deltaKinds, once kept.
-	confs [4]str  // as many as confidences
-	kinds [11]str // as many as deltaKinds
-	// texts caches the copies of the first texts kept with text; not
-	// shared by forks.
-	texts map[string]str
-	// Scratch buffers for building lists; not shared by forks.
-	tbuf []turn
-	sbuf []str
-}
-
-// maxTexts bounds the size of a store's texts.
-const maxTexts = 1 << 16
-
-// text returns s kept in the store, sharing the copy with the texts kept
-// before when it is in the cache: for the summaries, resolutions and
-// reasons journals repeat.
-func (m *store) text(s string) str {
-	if r, ok := m.texts[s]; ok {
-		return r
-	}
-	r := m.str(s)
-	if len(m.texts) < maxTexts {
-		if m.texts == nil {
-			m.texts = map[string]str{}
-		}
-		m.texts[m.s(r)] = r
-	}
-	return r
-}
-
-// turn is one entry of an item's sourceTurns: the turnId and the offset
-// as written (its JSON text; none when empty).
-type turn struct {
-	id, off str
-}
-
-func (m *store) fork() store {
-	return store{bytes: m.bytes.fork(), items: m.items.fork(), turns: m.turns.fork(), tags: m.tags.fork(), confs: m.confs, kinds: m.kinds}
-}
-
-// str returns s kept in the store.
-func (m *store) str(s string) str {
-	if r, ok := packTime(s); ok {
-		return r
-	}
-	return str(m.bytes.add(unsafe.Slice(unsafe.StringData(s), len(s))))
-}
-
-// packedTime marks a str that holds a time, not a ref: journals stamp
-// every delta with a Date.toISOString ("2026-02-02T07:07:06.669Z"),
-// which a str holds as the number its 17 digits make.
-const packedTime = 1 << 63
-
-// timeDigits are the positions of the digits in such a time.
-var timeDigits = [17]uint8{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22}
-
-// packTime returns s as a packed time, when it is written as one.
-func packTime(s string) (str, bool) {
-	if len(s) != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z' {
-		return 0, false
-	}
-	var n uint64
-	for _, i := range timeDigits {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	return str(packedTime | n), true
-}
-
-// unpackTime returns the time r holds as written.
-func unpackTime(r str) string {
-	b := []byte("0000-00-00T00:00:00.000Z")
-	n := uint64(r) &^ packedTime
-	for i := len(timeDigits) - 1; i >= 0; i-- {
-		b[timeDigits[i]] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b)
-}
-
-// raw returns b kept in the store.
-func (m *store) raw(b []byte) str { return str(m.bytes.add(b)) }
-
-// s returns the string r addresses (a view of the store, never changed).
-func (m *store) s(r str) string {
-	if r&packedTime != 0 {
-		return unpackTime(r)
-	}
-	b := m.bytes.get(ref(r))
+// str returns the run r addresses as a string.
+func (p *pool) str(r ref) string {
+	b := p.get(r)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// b returns the bytes r addresses; the caller must not modify them.
-func (m *store) b(r str) []byte {
-	if r&packedTime != 0 {
-		return []byte(unpackTime(r))
-	}
-	return m.bytes.get(ref(r))
+// fork returns a pool that shares p's chunks as they are now.
+func (p *pool) fork() pool {
+	return pool{chunks: slices.Clone(p.chunks), big: slices.Clone(p.big), owned: len(p.chunks)}
 }
 
-// keep returns s kept in the store, sharing the copy of the string of set
-// it equals (cache holds those copies, by index in set).
-func (m *store) keep(s string, set []string, cache []str) str {
-	for i, c := range set {
-		if s == c {
-			if cache[i] == 0 {
-				cache[i] = m.str(c)
-			}
-			return cache[i]
+// revisions holds, for each item version k (an index in a lineage's ivs),
+// the item's version before it, or none when k created the item. Most
+// versions create their item, so the links are kept only for the others:
+// bit k&63 of words[k>>6] is set when version k has one, ranks[w] counts
+// the links before words[w], and links holds them in order of k.
+type revisions struct {
+	words dense[uint64]
+	ranks dense[uint32]
+	links dense[uint32]
+	n     int // versions
+}
+
+// add records version n (the next): prev is the item's version before
+// it, or -1.
+func (r *revisions) add(prev int32) {
+	k := r.n
+	r.n++
+	if k&63 == 0 {
+		r.words.add(0)
+		r.ranks.add(uint32(r.links.len()))
+	}
+	if prev >= 0 {
+		w := k >> 6
+		r.words.set(w, r.words.at(w)|1<<(k&63))
+		r.links.add(uint32(prev))
+	}
+}
+
+// prev returns the item's version before version k, or -1.
+func (r *revisions) prev(k int) int32 {
+	word := r.words.at(k >> 6)
+	if word>>(k&63)&1 == 0 {
+		return -1
+	}
+	return int32(r.links.at(r.rank(k)))
+}
+
+// rank returns the number of links of the versions below k.
+func (r *revisions) rank(k int) int {
+	if k >= r.n {
+		return r.links.len()
+	}
+	return int(r.ranks.at(k>>6)) + bits.OnesCount64(r.words.at(k>>6)&(1<<(k&63)-1))
+}
+
+// fork returns the links of the first n versions, sharing what it can
+// with r (see dense.fork); the word being filled is copied.
+func (r *revisions) fork(n int) revisions {
+	f := revisions{words: r.words.fork(n >> 6), ranks: r.ranks.fork((n + 63) >> 6), links: r.links.fork(r.rank(n)), n: n}
+	if n&63 != 0 {
+		f.words.add(r.words.at(n>>6) & (1<<(n&63) - 1))
+	}
+	return f
+}
+
+// versions holds the locs of a lineage's item versions (see lineage) in
+// about five bytes each instead of eight: the lines of a journal's item
+// versions follow each other in the file, so each keeps the distance from
+// the line of the version before (of those in the file) in 16 bits, with
+// the offset of the line before each block of 32 versions in bases. A
+// version whose distance does not fit, or whose line is kept inline, is
+// escaped: its loc is in far, by index. The class and the low 10 bits of
+// the check share a uint32 with the distance; the other 8 bits of the check
+// are in checks.
+type versions struct {
+	meta   dense[uint32] // distance | class<<16 | check&0x3ff<<22
+	checks dense[uint8]  // check>>10
+	bases  dense[uint64] // the offset run had before versions 32b…
+	far    dense[farLoc] // escaped versions, by index
+	run    uint64        // the offset of the last version in the file
+	n      int
+}
+
+// farLoc is the loc of escaped version k.
+type farLoc struct {
+	k   uint64
+	loc uint64
+}
+
+const (
+	blockBits = 5
+	escaped   = 0xffff
+)
+
+func (vs *versions) len() int { return vs.n }
+
+// add appends loc (with its class and check) and returns its index.
+func (vs *versions) add(loc uint64) int {
+	k := vs.n
+	vs.n++
+	if k&(1<<blockBits-1) == 0 {
+		vs.bases.add(vs.run)
+	}
+	dist := uint64(escaped)
+	if off := locOf(loc); loc&locInline == 0 {
+		if off >= vs.run && off-vs.run < escaped {
+			dist = off - vs.run
+		}
+		vs.run = off
+	}
+	if dist == escaped {
+		vs.far.add(farLoc{uint64(k), locOf(loc)})
+	}
+	check := checkOf(loc)
+	vs.meta.add(uint32(dist) | uint32(classOf(loc))<<16 | uint32(check&0x3ff)<<22)
+	vs.checks.add(uint8(check >> 10))
+	return k
+}
+
+// class returns the class of version k.
+func (vs *versions) class(k int) uint8 { return uint8(vs.meta.at(k)>>16) & (1<<classBits - 1) }
+
+// at returns the loc of version k.
+func (vs *versions) at(k int) uint64 {
+	m := vs.meta.at(k)
+	loc := uint64(m>>16&(1<<classBits-1))<<classOff | (uint64(m>>22)|uint64(vs.checks.at(k))<<10)<<checkOff
+	if m&0xffff == escaped {
+		return loc | vs.farAt(k)
+	}
+	// Add the distances back to the start of the block, or to an escaped
+	// version in the file. The block is within one chunk.
+	chunk := vs.meta.chunks[k>>denseBits]
+	start := k &^ (1<<blockBits - 1)
+	off := uint64(0)
+	for j := k; j >= start; j-- {
+		d := chunk[j&(denseSize-1)] & 0xffff
+		if d != escaped {
+			off += uint64(d)
+			continue
+		}
+		if f := vs.farAt(j); f&locInline == 0 {
+			return loc | (f + off)
 		}
 	}
-	return m.str(s)
+	return loc | (vs.bases.at(k>>blockBits) + off)
 }
 
-// conf returns confidence s kept in the store.
-func (m *store) conf(s string) str { return m.keep(s, confidences, m.confs[:]) }
-
-// kind returns delta kind s kept in the store.
-func (m *store) kind(s string) str { return m.keep(s, deltaKinds, m.kinds[:]) }
-
-// list returns ss kept in the store.
-func (m *store) list(ss []string) lst {
-	buf := m.sbuf[:0]
-	for _, s := range ss {
-		buf = append(buf, m.str(s))
+// farAt returns the offset (or inline index, with locInline) of escaped
+// version k.
+func (vs *versions) farAt(k int) uint64 {
+	lo, hi := 0, vs.far.len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if vs.far.at(m).k < uint64(k) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	m.sbuf = buf
-	return lst(m.tags.add(buf))
+	return vs.far.at(lo).loc
 }
 
-// tagList returns the tags l addresses.
-func (m *store) tagList(l lst) []str { return m.tags.get(ref(l)) }
-
-// turnList returns the turns l addresses.
-func (m *store) turnList(l lst) []turn { return m.turns.get(ref(l)) }
-
-// newTurns returns refs kept in the store.
-func (m *store) newTurns(refs []sourceRef) lst {
-	buf := m.tbuf[:0]
-	for _, r := range refs {
-		buf = append(buf, turn{m.str(r.turnID), m.raw(r.off)})
+// fork returns the first n versions, sharing what it can with vs (see
+// dense.fork).
+func (vs *versions) fork(n int) versions {
+	nf := 0
+	for nf < vs.far.len() && vs.far.at(nf).k < uint64(n) {
+		nf++
 	}
-	m.tbuf = buf
-	return lst(m.turns.add(buf))
+	f := versions{meta: vs.meta.fork(n), checks: vs.checks.fork(n), bases: vs.bases.fork((n + 1<<blockBits - 1) >> blockBits),
+		far: vs.far.fork(nf), n: n}
+	for k := n - 1; k >= 0; k-- {
+		if loc := vs.at(k); loc&locInline == 0 {
+			f.run = locOf(loc)
+			break
+		}
+	}
+	return f
 }

@@ -1,12 +1,20 @@
 package deltamind
 
-import "github.com/rewind-tui/rewind/model"
+import (
+	"runtime"
+
+	"github.com/rewind-tui/rewind/model"
+)
 
 // StreamView is View with the items, rejected lines and disagreements as
-// model.Lazy values, each object made when it is written, so that `rewind
-// state` on a long provenance.jsonl holds one item's object at a time, not
-// millions. Written out it gives View's bytes. It takes the lineage's lock
-// once per object, so it may be written while the lineage grows.
+// model.Lazy values, each object made when it is written (its lines read
+// back from the journal then), so that `rewind state` on a long
+// provenance.jsonl holds a few thousand items' objects at a time, not
+// millions. Written out it gives View's bytes. The items are decoded on two
+// goroutines when there are many (each batch of them on one, in order).
+// Each Lazy reads through decoders of its own and takes the lineage's lock
+// only to read the lineage, so it may be written on another goroutine
+// while the lineage grows.
 func (format) StreamView(s model.State) model.Object {
 	st, ok := s.(*state)
 	if !ok || st == nil {
@@ -16,20 +24,82 @@ func (format) StreamView(s model.State) model.Object {
 		return s.View()
 	}
 	l := st.lin
-	lazy := func(n int, object func(i int) model.Object) model.Lazy {
-		return model.Lazy{Len: n, Each: func(yield func(any) bool) {
-			for i := range n {
-				l.mu.Lock()
-				o := object(i)
-				l.mu.Unlock()
-				if !yield(o) {
+	items := model.Lazy{Len: int(st.nItems), Each: func(yield func(any) bool) { st.eachItem(yield) }}
+	entries := func(n int32, disagreement bool) model.Lazy {
+		return model.Lazy{Len: int(n), Each: func(yield func(any) bool) {
+			d := l.decoder(walkWin)
+			for i := range int(n) {
+				if !yield(d.entry(l.rec(disagreement, i), disagreement)) {
 					return
 				}
 			}
 		}}
 	}
-	items := lazy(int(st.nItems), func(i int) model.Object { return l.at(int32(i), st.v).object(&l.mem) })
-	rej := lazy(int(st.nRejected), func(i int) model.Object { return l.rejected[i].object(&l.mem) })
-	dis := lazy(int(st.nDisagreements), func(i int) model.Object { return l.disagreements[i].object(&l.mem) })
-	return st.view(items, rej, dis)
+	return st.view(items, entries(st.nRejected, false), entries(st.nDisagreements, true))
+}
+
+// streamBatch is how many items a goroutine of eachItem decodes at a time
+// (about 1 MiB of a generated journal's lines): few enough that the
+// objects waiting to be written cost the collector little.
+const streamBatch = 2048
+
+// eachItem calls yield with the object of each item, in order, until it
+// returns false. With more than one batch of items and more than one CPU,
+// a second goroutine decodes every other batch (through a decoder of its
+// own that shares the first one's windows), one batch ahead at most;
+// eachItem returns once it has stopped.
+func (s *state) eachItem(yield func(any) bool) {
+	n := int(s.nItems)
+	decode := func(d *decoder, b int) []any {
+		objs := make([]any, 0, min(streamBatch, n-b*streamBatch))
+		for i := b * streamBatch; i < min((b+1)*streamBatch, n); i++ {
+			it := d.item(int32(i), s.seq)
+			objs = append(objs, it.object())
+		}
+		return objs
+	}
+	batches := (n + streamBatch - 1) / streamBatch
+	d := s.lin.decoder(walkWin)
+	if batches < 2 || runtime.GOMAXPROCS(0) < 2 {
+		for b := range batches {
+			for _, o := range decode(d, b) {
+				if !yield(o) {
+					return
+				}
+			}
+		}
+		return
+	}
+	odd := make(chan []any)
+	stop := make(chan struct{})
+	go func() {
+		defer close(odd)
+		d := d.sharing()
+		for b := 1; b < batches; b += 2 {
+			objs := decode(d, b)
+			select {
+			case odd <- objs:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range odd { // wait for it to stop
+		}
+	}()
+	for b := range batches {
+		var objs []any
+		if b%2 == 0 {
+			objs = decode(d, b)
+		} else {
+			objs = <-odd
+		}
+		for _, o := range objs {
+			if !yield(o) {
+				return
+			}
+		}
+	}
 }

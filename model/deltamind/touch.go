@@ -1,8 +1,6 @@
 package deltamind
 
 import (
-	"slices"
-
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/replay"
 )
@@ -23,25 +21,33 @@ func (s *state) Touched(prev model.State) []replay.Path {
 		return diffPaths(nil, stateView(prev), stateView(s))
 	}
 	l := s.lin
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []replay.Path
 	if p.seq != s.seq {
 		out = append(out, replay.Path{"seq"})
 	}
 	var idx []int32
-	for _, i := range l.touched[p.v:s.v] {
-		if i >= 0 && !slices.Contains(idx, i) {
-			idx = append(idx, i)
+	switch {
+	case s.seq == p.seq+1:
+		idx = []int32{s.item}
+	case s.seq > p.seq:
+		l.mu.Lock()
+		for i := range s.nItems {
+			if int64(l.version(i, s.seq)) >= p.seq {
+				idx = append(idx, i)
+			}
 		}
+		l.mu.Unlock()
 	}
-	slices.Sort(idx)
+	d := l.decoder(0)
 	for _, i := range idx {
 		if i >= p.nItems {
 			out = append(out, replay.Path{"items", int(i)})
 			continue
 		}
-		out = diffPaths(out, l.at(i, p.v).object(&l.mem), l.at(i, s.v).object(&l.mem), "items", int(i))
+		a := d.item(i, p.seq)
+		ao := a.object() // before the next item, which reuses its memory
+		b := d.item(i, s.seq)
+		out = diffPaths(out, ao, b.object(), "items", int(i))
 	}
 	for k := p.nRejected; k < s.nRejected; k++ {
 		out = append(out, replay.Path{"rejected", int(k)})

@@ -25,22 +25,31 @@ import (
 //   - "disagreements": accepted lines this replay had to reject, each {seq,
 //     kind, target, reason, at}.
 func (s *state) View() model.Object {
-	l := s.lin
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	d := s.lin.decoder(walkWin)
 	items := make([]any, 0, s.nItems)
 	for i := range s.nItems {
-		items = append(items, l.at(i, s.v).object(&l.mem))
+		it := d.item(i, s.seq)
+		items = append(items, it.object())
 	}
 	rej := make([]any, 0, s.nRejected)
-	for i := range l.rejected[:s.nRejected] {
-		rej = append(rej, l.rejected[i].object(&l.mem))
+	for i := range int(s.nRejected) {
+		rej = append(rej, d.entry(s.lin.rec(false, i), false))
 	}
 	dis := make([]any, 0, s.nDisagreements)
-	for i := range l.disagreements[:s.nDisagreements] {
-		dis = append(dis, l.disagreements[i].object(&l.mem))
+	for i := range int(s.nDisagreements) {
+		dis = append(dis, d.entry(s.lin.rec(true, i), true))
 	}
 	return s.view(items, rej, dis)
+}
+
+// rec returns rejected line i, or disagreement i.
+func (l *lineage) rec(disagreement bool, i int) rec {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if disagreement {
+		return l.disagreements.at(i)
+	}
+	return l.rejected.at(i)
 }
 
 // view returns the view with the given items, rejected and disagreements
@@ -58,39 +67,6 @@ func (s *state) checkpointObject() any {
 	}
 	return obj("seq", c.seq, "timestamp", c.timestamp, "totalItems", c.totalItems.Value(), "totalDeltas", c.totalDeltas.Value(),
 		"totalTurns", c.totalTurns.Value(), "contextChars", c.contextChars.Value(), "rawChars", c.rawChars.Value())
-}
-
-func (r *rejection) object(m *store) model.Object {
-	return obj("seq", seqValue(m.b(r.seq)), "kind", m.s(r.kind), "target", m.s(r.target), "reason", m.s(r.reason), "timestamp", m.s(r.timestamp), "at", r.pos)
-}
-
-func (d *disagreement) object(m *store) model.Object {
-	return obj("seq", seqValue(m.b(d.seq)), "kind", m.s(d.kind), "target", m.s(d.target), "reason", m.s(d.reason), "at", d.pos)
-}
-
-func (it *item) object(m *store) model.Object {
-	o := obj("id", m.s(it.id))
-	o = append(o, model.Field{Key: "semanticId", Value: it.semanticID()})
-	ts := m.turnList(it.turns)
-	turns := make([]any, 0, len(ts))
-	for _, t := range ts {
-		to := obj("turnId", m.s(t.id))
-		if t.off != 0 {
-			if off, err := model.FromRaw(m.b(t.off)); err == nil && off != nil {
-				to = append(to, model.Field{Key: "offset", Value: off})
-			}
-		}
-		turns = append(turns, to)
-	}
-	o = append(o, obj("kind", it.kindName(), "summary", m.s(it.summary), "status", it.statusName(), "confidence", m.s(it.confidence), "scope", "session", "sourceTurns", turns, "lastTouched", m.s(it.lastTouched))...)
-	if tl := m.tagList(it.tags); len(tl) > 0 {
-		tags := make([]any, len(tl))
-		for i, t := range tl {
-			tags[i] = m.s(t)
-		}
-		o = append(o, model.Field{Key: "tags", Value: tags})
-	}
-	return o
 }
 
 // Describe returns the timeline row of one provenance.jsonl line: Key is

@@ -1,0 +1,676 @@
+package deltamind
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/model"
+)
+
+// A decoder reads the lines of a lineage's entries back (from the journal
+// file, or inline) and decodes them with line.parse and parseDelta, the
+// full readers: an item is rebuilt by applying the deltas of its versions
+// in order, as the reconciler applied them.
+//
+// A sequential decoder, for the views that walk items in creation order,
+// reads the file in windows (up to 8 MiB for those that walk them all,
+// View, StreamView and Render; up to 256 KiB for the panes, which show a
+// few hundred), in which the lines of an item's later versions are usually
+// found too (a journal revises an item soon after it creates it); others
+// read each line on its own.
+//
+// A decoder takes the lineage's lock only to read the lineage, never while
+// it reads the file. It is not safe for concurrent use; the decoders of
+// one walk on several goroutines share their windows (see windows).
+type decoder struct {
+	l      *lineage
+	src    io.ReaderAt // l.src when the decoder was made
+	shared *windows    // nil for a decoder without windows
+	win    *fileWindow // the window last used
+	// ks and locs are scratch for an item's versions, lf for a line,
+	// turns for the sourceTurns of the item item returns last.
+	ks    []int32
+	locs  []uint64
+	lf    lineFields
+	turns []turnVal
+}
+
+// Window sizes, in bytes: a walk's first window is firstWin, each next one
+// twice the one before up to its maxWin; a first line within a window's
+// last eighth moves on to a new one.
+const (
+	firstWin = 64 << 10
+	walkWin  = 8 << 20
+	paneWin  = 256 << 10
+)
+
+// decoder returns a decoder of l whose windows are at most maxWin bytes
+// (0: no window).
+func (l *lineage) decoder(maxWin int) *decoder {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d := &decoder{l: l, src: l.src}
+	if maxWin > 0 {
+		d.shared = &windows{src: l.src, maxWin: maxWin}
+	}
+	return d
+}
+
+// sharing returns a decoder of d's lineage that shares d's windows, for
+// another goroutine of the same walk.
+func (d *decoder) sharing() *decoder { return &decoder{l: d.l, src: d.src, shared: d.shared} }
+
+// A fileWindow is part of the file: from lo, up to the end of the file when
+// eof is set. It never changes once read (the strings decoded from it are
+// views of it).
+type fileWindow struct {
+	lo    int64
+	b     []byte
+	eof   bool
+	fixed bool // read by cover: a walk never moves on from it
+}
+
+// holds reports whether line start off is in w, with room for the line
+// after it unless first is false (a line of an item's later version, which
+// never moves a walk on).
+func (w *fileWindow) holds(off int64, first bool) bool {
+	if w == nil || off < w.lo || off >= w.lo+int64(len(w.b)) {
+		return false
+	}
+	return !first || w.eof || w.fixed || off <= w.lo+int64(len(w.b))*7/8
+}
+
+// windows are the windows of one walk of a file, the last few of which its
+// decoders share, so that decoders walking the items on two goroutines
+// read the file once. It is safe for concurrent use.
+type windows struct {
+	mu     sync.Mutex
+	src    io.ReaderAt
+	maxWin int
+	recent [2]*fileWindow // newest first
+}
+
+// at returns a recent window that holds off (see fileWindow.holds), reading
+// one that starts at off when none does and first is set; nil otherwise.
+func (ws *windows) at(off int64, first bool) *fileWindow {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, w := range ws.recent {
+		if w.holds(off, first) {
+			return w
+		}
+	}
+	if !first {
+		return nil
+	}
+	size := min(firstWin, ws.maxWin)
+	if w := ws.recent[0]; w != nil {
+		size = min(2*cap(w.b), ws.maxWin)
+	}
+	w := &fileWindow{lo: off, b: make([]byte, size)}
+	n, err := ws.src.ReadAt(w.b, off)
+	w.b, w.eof = w.b[:n], err != nil
+	copy(ws.recent[1:], ws.recent[:])
+	ws.recent[0] = w
+	return w
+}
+
+// readLine reads the line an entry's loc points to into d.lf, and reports
+// false when it cannot be read, or is no longer the line folded (the file
+// changed). first says that the line is the first of an item (whose
+// offsets grow from item to item), which may move a walk on to a new
+// window. The line ends where its object does: a window's bytes are walked
+// from the line's start without looking for its end first.
+func (d *decoder) readLine(loc uint64, first bool) bool {
+	var b []byte
+	read := false
+	if loc&locInline != 0 {
+		d.l.mu.Lock()
+		b = d.l.inlineLine(loc)
+		d.l.mu.Unlock()
+	} else if d.src != nil {
+		off := int64(locOf(loc))
+		if b = d.fromWindow(off, first); b != nil && d.lf.read(b) {
+			read = true
+		} else {
+			b = d.read(off) // not in a window, or not all of it
+		}
+	}
+	if !read && (b == nil || !d.lf.read(b)) {
+		return false
+	}
+	return lineCheck(b[:d.lf.end]) == checkOf(loc)
+}
+
+// fromWindow returns the file's bytes from off to the end of a window
+// that holds off, moving on to a new one when first is set (see
+// windows.at), or nil.
+func (d *decoder) fromWindow(off int64, first bool) []byte {
+	if !d.win.holds(off, first) {
+		if d.shared == nil {
+			return nil
+		}
+		if d.win = d.shared.at(off, first); d.win == nil {
+			return nil
+		}
+	}
+	return d.win.b[off-d.win.lo:]
+}
+
+// cover reads the part of the file that holds the lines of locs into the
+// window in one read, when they are in the file and within maxCover bytes
+// of each other, so that a view that shows a few hundred entries reads
+// them at once. The caller holds d.l.mu.
+func (d *decoder) cover(locs []uint64) {
+	lo, hi := int64(-1), int64(-1)
+	for _, loc := range locs {
+		if loc&locInline != 0 {
+			continue
+		}
+		off := int64(locOf(loc))
+		if lo < 0 || off < lo {
+			lo = off
+		}
+		hi = max(hi, off)
+	}
+	if d.src == nil || lo < 0 || hi-lo > maxCover {
+		return
+	}
+	w := &fileWindow{lo: lo, b: make([]byte, hi-lo+coverSlack), fixed: true}
+	n, err := d.src.ReadAt(w.b, lo)
+	w.b, w.eof = w.b[:n], err != nil
+	d.win = w
+}
+
+// maxCover is the widest span of lines cover reads at once; coverSlack is
+// what it reads after the last line's start, in bytes.
+const (
+	maxCover   = 4 << 20
+	coverSlack = 4 << 10
+)
+
+// itemLocs appends to out the locs of the lines of items from to to-1 as
+// of the first seq item versions. The caller holds l.mu.
+func (l *lineage) itemLocs(from, to int32, seq int64, out []uint64) []uint64 {
+	for i := from; i < to; i++ {
+		for k := l.version(i, seq); k >= 0; k = l.revs.prev(int(k)) {
+			out = append(out, l.ivs.at(int(k)))
+		}
+	}
+	return out
+}
+
+// recLocs appends to out the locs of rejected lines (or disagreements)
+// from to to-1. The caller holds l.mu.
+func (l *lineage) recLocs(disagreement bool, from, to int, out []uint64) []uint64 {
+	for i := from; i < to; i++ {
+		if disagreement {
+			out = append(out, l.disagreements.at(i).loc)
+		} else {
+			out = append(out, l.rejected.at(i).loc)
+		}
+	}
+	return out
+}
+
+// read reads the line at off (up to its '\n' or the end of the file) on
+// its own, into memory of its own (the strings decoded from it are views
+// of it).
+func (d *decoder) read(off int64) []byte {
+	if d.src == nil {
+		return nil
+	}
+	size := 1 << 10
+	for {
+		b := make([]byte, size)
+		n, err := d.src.ReadAt(b, off)
+		b = b[:n]
+		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+			return b[:nl]
+		}
+		if err != nil {
+			if err == io.EOF && n > 0 {
+				return b
+			}
+			return nil
+		}
+		size *= 2
+	}
+}
+
+// turnVal is one entry of an item's sourceTurns: the turnId and the
+// offset as written (nil when absent, null or not kept).
+type turnVal struct {
+	id  string
+	off []byte
+}
+
+// itemVal is a MemoryItem as the views show it, rebuilt from its lines.
+// Its scope is always "session", and its semanticId is kept as the kind
+// and the hash it is made of.
+type itemVal struct {
+	id, summary, confidence, lastTouched string
+	turns                                []turnVal
+	tags                                 []string
+	touches                              int
+	sid                                  uint32 // semanticHash of the summary the last upsert gave
+	kind, sidKind, status                uint8  // indexes in itemKinds, itemStatuses
+	branch                               bool   // whether tags holds "branch"
+}
+
+func (it *itemVal) kindName() string   { return itemKinds[it.kind] }
+func (it *itemVal) statusName() string { return itemStatuses[it.status] }
+func (it *itemVal) semanticID() string { return formatSemanticID(itemKinds[it.sidKind], it.sid) }
+
+// item returns item i as of the first seq item versions. Its sourceTurns
+// are in the decoder's memory: they are valid until the next call.
+func (d *decoder) item(i int32, seq int64) itemVal {
+	l := d.l
+	l.mu.Lock()
+	d.ks, d.locs = d.ks[:0], d.locs[:0]
+	for k := l.version(i, seq); k >= 0; k = l.revs.prev(int(k)) {
+		d.ks = append(d.ks, k)
+		d.locs = append(d.locs, l.ivs.at(int(k)))
+	}
+	var variants []format
+	if l.other != nil {
+		for _, k := range d.ks {
+			variants = append(variants, l.variantOf(k))
+		}
+	}
+	f := l.variants[0]
+	l.mu.Unlock()
+	it := itemVal{turns: d.turns[:0]}
+	for j := len(d.ks) - 1; j >= 0; j-- {
+		if !d.readLine(d.locs[j], j == len(d.ks)-1) {
+			return broken(d.locs[0])
+		}
+		if variants != nil {
+			f = variants[j]
+		}
+		it.apply(&d.lf.delta, int64(d.ks[j])+1, j == len(d.ks)-1, f, l.sids)
+	}
+	d.turns = it.turns
+	return it
+}
+
+// broken is what an item shows whose lines are no longer in the file as
+// they were folded.
+func broken(loc uint64) itemVal {
+	c := classOf(loc)
+	return itemVal{summary: "[rewind: the journal changed at offset " + strconv.FormatUint(locOf(loc), 10) + " since it was read]",
+		kind: kindOfClass(c), sidKind: kindOfClass(c), status: statusOfClass(c), branch: branchOfClass(c)}
+}
+
+// apply applies d, the delta of the item version whose seq is seq (first:
+// the one that created the item), as reconciler.ts applyDelta does.
+func (it *itemVal) apply(d *delta, seq int64, first bool, f format, sids *sidCache) {
+	id := d.id
+	switch d.kind {
+	case "decision_made":
+		it.upsert(d, kDecision, d.summary, sActive, d.confidence, nil, first, sids)
+	case "constraint_added":
+		conf, tags := "high", softTags
+		if d.hard {
+			conf, tags = "certain", hardTags
+		}
+		it.upsert(d, kConstraint, d.summary, sActive, conf, tags, first, sids)
+	case "task_opened":
+		it.upsert(d, kTask, d.summary, sActive, "high", nil, first, sids)
+	case "fact_learned":
+		it.upsert(d, kFact, d.summary, sActive, d.confidence, nil, first, sids)
+	case "hypothesis_introduced":
+		it.upsert(d, kHypothesis, d.summary, sTentative, d.confidence, nil, first, sids)
+	case "goal_set":
+		it.upsert(d, kGoal, d.summary, sActive, d.confidence, nil, first, sids)
+	case "branch_created":
+		tags := append([]string{"branch"}, d.alternatives...)
+		it.upsert(d, kHypothesis, strings.Join(d.alternatives, " | "), sTentative, "medium", tags, first, sids)
+	default:
+		id = d.targetID
+		switch d.kind {
+		case "decision_revised":
+			it.summary = d.summary
+			if d.confidence != "" {
+				it.confidence = d.confidence
+			}
+		case "constraint_revised":
+			it.summary = d.summary
+			if d.mode != "" {
+				it.tags = unionTags(it.tags, []string{d.mode})
+				it.branch = hasTag(it.tags, "branch")
+			}
+		case "task_closed":
+			it.status = sResolved
+			it.summary = it.summary + " → " + d.resolution
+		case "item_superseded":
+			it.status = sSuperseded
+			it.summary = it.summary + " [superseded: " + d.reason + "]"
+		}
+		it.turns = appendTurns(it.turns, d.turns)
+		it.lastTouched = d.timestamp
+	}
+	// touch: the snapshot's lastTouched, when its last touch of the item
+	// is this very delta.
+	it.touches++
+	if f.snap != nil {
+		if t, ok := f.snap[id]; ok && t.index == seq && t.count == it.touches && t.kind == d.kind && t.timestamp == d.timestamp {
+			it.lastTouched = t.lastTouched
+		}
+	}
+}
+
+// The tags of constraint_added; never modified (unionTags makes a new
+// list).
+var softTags, hardTags = []string{"soft"}, []string{"hard"}
+
+// upsert is reconciler.ts upsertItem: a new item (first), or an update of
+// the existing one (whose kind and scope never change).
+func (it *itemVal) upsert(d *delta, kind uint8, summary string, status uint8, confidence string, tags []string, first bool, sids *sidCache) {
+	if first {
+		turns := it.turns[:0]
+		*it = itemVal{id: d.id, kind: kind, tags: tags}
+		for _, t := range d.turns {
+			turns = append(turns, turnVal{t.turnID, t.off})
+		}
+		it.turns = turns
+	} else {
+		it.turns = appendTurns(it.turns, d.turns)
+		if tags != nil {
+			it.tags = unionTags(it.tags, tags)
+		}
+	}
+	it.branch = hasTag(it.tags, "branch")
+	it.status, it.confidence = status, confidence
+	it.summary, it.sid, it.sidKind = summary, sids.hash(summary), kind
+	it.lastTouched = d.timestamp
+}
+
+// appendTurns returns turns plus the new ones whose turnId is not there yet
+// (appendSourceTurns), appended to turns.
+func appendTurns(turns []turnVal, add []sourceRef) []turnVal {
+	out := turns
+	var seen map[string]bool
+	if len(turns)+len(add) > 16 {
+		seen = make(map[string]bool, len(turns)+len(add))
+		for _, t := range turns {
+			seen[t.id] = true
+		}
+	}
+	for _, t := range add {
+		if seen != nil {
+			if seen[t.turnID] {
+				continue
+			}
+			seen[t.turnID] = true
+		} else if hasTurn(out, t.turnID) {
+			continue
+		}
+		out = append(out, turnVal{t.turnID, t.off})
+	}
+	return out
+}
+
+func hasTurn(ts []turnVal, id string) bool {
+	for _, t := range ts {
+		if t.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// unionTags is [...new Set([...a, ...b])].
+func unionTags(a, b []string) []string {
+	out := make([]string, 0, len(a)+len(b))
+	for _, t := range a {
+		if !hasTag(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, t := range b {
+		if !hasTag(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// hasTag reports whether tags holds tag.
+func hasTag(tags []string, tag string) bool {
+	for _, t := range tags {
+		if t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// The names of kinds, statuses and confidences as view values, made once
+// (an interface value of a string that is not a constant is an allocation).
+var (
+	kindValues       = values(itemKinds[:])
+	statusValues     = values(itemStatuses[:])
+	confidenceValues = values(confidences)
+)
+
+func values(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// object returns the item as View shows it: a snapshot.json SnapshotItem.
+func (it *itemVal) object() model.Object {
+	// One allocation for the object, its sourceTurns and the first turn's
+	// object, instead of three.
+	mem := new(struct {
+		fields [10]model.Field
+		turns  [1]any
+		turn   [2]model.Field
+	})
+	turns := mem.turns[:0:1]
+	for i, t := range it.turns {
+		to := model.Object(mem.turn[:0:2])
+		if i > 0 {
+			to = make(model.Object, 0, 2)
+		}
+		to = append(to, model.Field{Key: "turnId", Value: t.id})
+		if t.off != nil {
+			if off, err := model.FromRaw(t.off); err == nil && off != nil {
+				to = append(to, model.Field{Key: "offset", Value: off})
+			}
+		}
+		turns = append(turns, to)
+	}
+	conf := any(it.confidence)
+	for i, c := range confidences {
+		if it.confidence == c {
+			conf = confidenceValues[i]
+		}
+	}
+	o := append(model.Object(mem.fields[:0:10]), model.Field{Key: "id", Value: it.id}, model.Field{Key: "semanticId", Value: it.semanticID()},
+		model.Field{Key: "kind", Value: kindValues[it.kind]}, model.Field{Key: "summary", Value: it.summary},
+		model.Field{Key: "status", Value: statusValues[it.status]}, model.Field{Key: "confidence", Value: conf},
+		model.Field{Key: "scope", Value: "session"}, model.Field{Key: "sourceTurns", Value: turns},
+		model.Field{Key: "lastTouched", Value: it.lastTouched})
+	if len(it.tags) > 0 {
+		tags := make([]any, len(it.tags))
+		for i, t := range it.tags {
+			tags[i] = t
+		}
+		o = append(o, model.Field{Key: "tags", Value: tags})
+	}
+	return o
+}
+
+// entry returns a rejected line or disagreement as View shows it: {seq,
+// kind, target, reason, timestamp, at} for a rejected line (disagreement
+// false), {seq, kind, target, reason, at} for a disagreement.
+func (d *decoder) entry(r rec, disagreement bool) model.Object {
+	l := &d.lf
+	dl := &l.delta
+	if !d.readLine(r.loc, true) {
+		note := broken(r.loc).summary
+		if disagreement {
+			return obj("seq", nil, "kind", "", "target", "", "reason", note, "at", r.at())
+		}
+		return obj("seq", nil, "kind", "", "target", "", "reason", note, "timestamp", "", "at", r.at())
+	}
+	if disagreement {
+		return obj("seq", seqValue(l.seq), "kind", dl.kind, "target", dl.target(), "reason", reason(r.why(), r.oldKind(), dl.kind, dl.targetID), "at", r.at())
+	}
+	return obj("seq", seqValue(l.seq), "kind", dl.kind, "target", dl.target(), "reason", l.reason, "timestamp", l.timestamp, "at", r.at())
+}
+
+// read returns what the views need of a line the fold took (so one that
+// line.parse and parseDelta decode): its seq, timestamp and reason and its
+// delta, as they decode them. Strings without escapes are views of raw,
+// which must not change afterwards.
+func (lf *lineFields) read(raw []byte) bool {
+	*lf = lineFields{turns: lf.turns}
+	c, _ := open(raw, rawjson.SkipWS(raw, 0))
+	for c.next() {
+		switch string(c.name) {
+		case "delta":
+			if c.v < len(raw) && raw[c.v] == '{' {
+				lf.delta = delta{}
+				lf.hasDelta = true
+				c.i = lf.delta.read(raw, c.v, &lf.turns)
+				continue
+			}
+			lf.hasDelta = false
+			c.value()
+		case "seq":
+			lf.seq = c.value()
+		case "timestamp":
+			lf.timestamp, _ = c.str()
+		case "reason":
+			lf.reason, _ = c.str()
+		default:
+			c.value()
+		}
+	}
+	lf.end = c.i
+	return c.i >= 0 && lf.hasDelta
+}
+
+// lineFields is what the views read of a line.
+type lineFields struct {
+	end               int // the index just after the line's object
+	seq               []byte
+	timestamp, reason string
+	delta             delta
+	hasDelta          bool
+	turns             []sourceRef // memory for delta.turns, kept from line to line
+}
+
+// read reads the delta object at b[i] and returns the index after it.
+// Its sourceTurns are kept in *buf, which it may replace by a longer one.
+func (d *delta) read(b []byte, i int, buf *[]sourceRef) int {
+	c, _ := open(b, i)
+	for c.next() {
+		switch string(c.name) {
+		case "sourceTurns":
+			c.i = d.readTurns(b, c.v, buf)
+		case "alternatives":
+			d.alternatives = nil
+			a, ok := openArr(b, c.v)
+			if !ok {
+				c.value()
+				continue
+			}
+			d.alternatives = []string{}
+			for {
+				e, more := a.next()
+				if !more {
+					break
+				}
+				a.i = skipVal(b, e)
+				if a.i >= 0 {
+					d.alternatives = append(d.alternatives, view(b[e:a.i]))
+				}
+			}
+			c.i = a.i
+		case "kind":
+			d.kind, _ = c.str()
+		case "timestamp":
+			d.timestamp, _ = c.str()
+		case "id":
+			d.id, _ = c.str()
+		case "targetId":
+			d.targetID, _ = c.str()
+		case "summary":
+			d.summary, _ = c.str()
+		case "confidence":
+			d.confidence, _ = c.str()
+		case "hard":
+			d.hard = string(c.value()) == "true"
+		case "mode":
+			d.mode, _ = c.str()
+		case "resolution":
+			d.resolution, _ = c.str()
+		case "reason":
+			d.reason, _ = c.str()
+		default:
+			c.value()
+		}
+	}
+	return c.i
+}
+
+// readTurns reads the sourceTurns array (or null) at b[i] into d, in
+// *buf, and returns the index after it.
+func (d *delta) readTurns(b []byte, i int, buf *[]sourceRef) int {
+	d.turns = nil
+	a, ok := openArr(b, i)
+	if !ok { // null, or (in a delta that is not the last) anything
+		return skipVal(b, i)
+	}
+	if d.turns = (*buf)[:0]; d.turns == nil {
+		d.turns = []sourceRef{}
+	}
+	defer func() { *buf = d.turns }()
+	for {
+		e, more := a.next()
+		if !more {
+			break
+		}
+		var t sourceRef
+		if b[e] != '{' {
+			d.turns = append(d.turns, t)
+			a.i = skipVal(b, e)
+			continue
+		}
+		c, _ := open(b, e)
+		for c.next() {
+			switch string(c.name) {
+			case "turnId":
+				t.turnID, _ = c.str()
+			case "offset":
+				if t.off = c.value(); string(t.off) == "null" {
+					t.off = nil
+				}
+			default:
+				c.value()
+			}
+		}
+		d.turns = append(d.turns, t)
+		a.i = c.i
+	}
+	return a.i
+}
+
+// view decodes the JSON string or null v as strVal does, without copying
+// when it has no escapes and is valid UTF-8.
+func view(v []byte) string {
+	b := decoded(v)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

@@ -1,0 +1,111 @@
+package deltamind
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
+)
+
+// ScanDiffers compares what the fold and the views read of raw with what
+// line.parse and parseDelta, the readers they stand for, decode, and says
+// how they differ ("" when they agree). It is for the tests of package
+// deltamind_test, which build hostile lines.
+func ScanDiffers(raw []byte) string {
+	var l line
+	ok := l.parse(raw)
+	var sc scanned
+	if got := sc.scan(raw); got != ok {
+		return fmt.Sprintf("%s: scan %v, parse %v", raw, got, ok)
+	}
+	if !ok {
+		return ""
+	}
+	typ := map[string]uint8{"accepted": lineAccepted, "rejected": lineRejected, "checkpoint": lineCheckpoint}[l.typ]
+	if sc.typ != typ {
+		return fmt.Sprintf("%s: type %d, want %q", raw, sc.typ, l.typ)
+	}
+	d, dok := parseDelta(l.delta)
+	if typ != lineAccepted && typ != lineRejected {
+		return ""
+	}
+	if sc.delta != dok {
+		return fmt.Sprintf("%s: delta %v, parseDelta %v", raw, sc.delta, dok)
+	}
+	if !dok {
+		return ""
+	}
+	if want := d.scanned(); sc.kind != want.kind || string(sc.id) != d.id || string(sc.target) != d.targetID || sc.branch != want.branch || sc.turns != want.turns {
+		return fmt.Sprintf("%s: scanned %+v, want %+v", raw, sc, want)
+	}
+	var lf lineFields
+	if !lf.read(raw) {
+		return fmt.Sprintf("%s: the views cannot read it", raw)
+	}
+	if string(lf.seq) != string(l.seq) || lf.timestamp != l.timestamp || lf.reason != l.reason {
+		return fmt.Sprintf("%s: views read seq %s, timestamp %q, reason %q", raw, lf.seq, lf.timestamp, lf.reason)
+	}
+	if !reflect.DeepEqual(lf.delta, *d) {
+		return fmt.Sprintf("%s: views read\n%+v\nwant\n%+v", raw, lf.delta, *d)
+	}
+	return ""
+}
+
+// skipStr finds the end of the same strings as rawjson.SkipString, and
+// says whether their contents are their value.
+func TestSkipStr(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	alphabet := []string{"a", " ", `\"`, `\\`, `\n`, `\u00e9`, "é", "\xff", "日本", `\`, `"`}
+	for i := range 50000 {
+		var b strings.Builder
+		b.WriteByte('"')
+		for range r.Intn(40) {
+			b.WriteString(alphabet[r.Intn(len(alphabet))])
+		}
+		if i%7 != 0 {
+			b.WriteByte('"')
+		}
+		b.WriteString(`,"x"`[:r.Intn(4)])
+		s := []byte(b.String())
+		end, plain := skipStr(s, 0)
+		if want := rawjson.SkipString(s, 0); end != want {
+			t.Fatalf("skipStr(%q) = %d, want %d", s, end, want)
+		}
+		if end < 0 {
+			continue
+		}
+		v, ok := rawjson.Unquote(s[:end])
+		wantPlain := ok && v == string(s[1:end-1]) && !strings.ContainsAny(string(s[1:end-1]), "\\") && isASCII(s[1:end-1])
+		if plain != wantPlain {
+			t.Fatalf("skipStr(%q) plain = %v", s, plain)
+		}
+	}
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// unescape decodes what it decodes as rawjson.Unquote does.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{`"a\"b\\c\/d\n\t\r\b\f"`, `"\u00e9"`, "\"\xff\"", `"x\"`, `"é\n"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		got, ok := unescape(v)
+		if !ok {
+			return
+		}
+		if want, wok := rawjson.Unquote(v); !wok || string(got) != want {
+			t.Fatalf("unescape(%q) = %q, Unquote gives %q, %v", v, got, want, wok)
+		}
+	})
+}

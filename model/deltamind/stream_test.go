@@ -1,0 +1,66 @@
+package deltamind
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+)
+
+// StreamView's items, decoded in batches on two goroutines, are View's, in
+// order; a writer that stops early (yield returns false) anywhere, in a
+// batch of either goroutine, gets the items up to there and leaves no
+// goroutine behind.
+func TestStreamViewBatches(t *testing.T) {
+	var b bytes.Buffer
+	if err := demo.Generate(&b, "deltamind", 5*streamBatch+300, 6); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "provenance.jsonl")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	s := Format.Init()
+	if err := j.Each(1, 1<<30, func(ev model.Event) error { s = Format.Apply(s, ev); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := s.View().Get("items")
+	items := want.([]any)
+	if len(items) < 3*streamBatch {
+		t.Fatalf("only %d items: not enough batches", len(items))
+	}
+	sv := Format.(model.StreamViews).StreamView(s)
+	if got, want := marshalObj(t, sv), marshalObj(t, s.View()); got != want {
+		t.Fatal("StreamView differs from View")
+	}
+	lazy, _ := sv.Get("items")
+	before := runtime.NumGoroutine()
+	for _, stop := range []int{0, 1, streamBatch - 1, streamBatch, streamBatch + 7, 2*streamBatch + 1, 3*streamBatch + 5, len(items) - 1} {
+		var got []any
+		lazy.(model.Lazy).Each(func(o any) bool {
+			got = append(got, o)
+			return len(got) <= stop
+		})
+		if len(got) != stop+1 || !reflect.DeepEqual(got, items[:stop+1]) {
+			t.Fatalf("stopping after %d items: got %d items, or other ones", stop+1, len(got))
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left running, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
