@@ -215,7 +215,7 @@ func scanValue(b []byte, i, depth int) int {
 	case c == 'n':
 		return literal(b, i, "null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		return scanNumber(b, i)
+		return rawjson.NumberEnd(b, i)
 	}
 	return -1
 }
@@ -225,48 +225,6 @@ func literal(b []byte, i int, lit string) int {
 		return i + len(lit)
 	}
 	return -1
-}
-
-// scanNumber validates -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? at
-// b[i] and returns the index after it, or -1.
-func scanNumber(b []byte, i int) int {
-	if b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digits(b, i+1)
-	default:
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(b, i+1)
-		if j == i+1 {
-			return -1
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(b, i)
-		if j == i {
-			return -1
-		}
-		i = j
-	}
-	return i
-}
-
-func digits(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
 }
 
 // scanString validates the string that starts at b[i] (a '"') and returns

@@ -51,13 +51,13 @@ func AppendJSONLiteral(dst, lit []byte) []byte {
 				dst = append(dst, '/')
 				i += 2
 			case 'u':
-				r, ok := hex4(s[i:])
+				r, ok := rawjson.Hex4(s[i:])
 				if !ok {
 					return appendDecoded(dst[:start], lit)
 				}
 				n := 6
 				if utf16.IsSurrogate(r) {
-					if r2, ok := hex4(s[i+6:]); ok && r < 0xdc00 && r2 >= 0xdc00 && r2 <= 0xdfff {
+					if r2, ok := rawjson.Hex4(s[i+6:]); ok && r < 0xdc00 && r2 >= 0xdc00 && r2 <= 0xdfff {
 						r, n = utf16.DecodeRune(r, r2), 12
 					} else {
 						r = utf8.RuneError
@@ -197,25 +197,3 @@ const (
 	bslash8 = '\\' * lo8
 	ctl8    = 0x20 * lo8
 )
-
-// hex4 reads the \uXXXX escape at the start of s.
-func hex4(s []byte) (rune, bool) {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[2:6] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
-}

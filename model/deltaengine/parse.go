@@ -655,13 +655,13 @@ func unquote(v []byte) (string, bool) {
 		case 't':
 			b.WriteByte('\t')
 		case 'u':
-			r, ok := hex4(s)
+			r, ok := rawjson.Hex4(s)
 			if !ok {
 				return rawjson.Unquote(v)
 			}
 			n = 6
 			if utf16.IsSurrogate(r) {
-				r2, ok := hex4(s[6:])
+				r2, ok := rawjson.Hex4(s[6:])
 				if ok && r < 0xdc00 && r2 >= 0xdc00 && r2 <= 0xdfff {
 					r = utf16.DecodeRune(r, r2)
 					n = 12
@@ -729,7 +729,7 @@ func strictLiteral(s []byte) bool {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			i += 2
 		case 'u':
-			if _, ok := hex4(s[i:]); !ok {
+			if _, ok := rawjson.Hex4(s[i:]); !ok {
 				return false
 			}
 			i += 6
@@ -759,26 +759,4 @@ func special(s []byte) int {
 		}
 	}
 	return i
-}
-
-// hex4 reads the \uXXXX escape at the start of s.
-func hex4(s []byte) (rune, bool) {
-	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[2:6] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

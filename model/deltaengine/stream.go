@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -350,7 +351,7 @@ func argsObject(v []byte, sc *scratch) (o model.Object, ok bool) {
 				}
 			}
 		case c == '-' || c >= '0' && c <= '9':
-			if e = numberEnd(v, vs); e > 0 {
+			if e = rawjson.NumberEnd(v, vs); e > 0 {
 				val = json.Number(v[vs:e])
 			}
 		}
@@ -380,47 +381,6 @@ func plainName(n []byte) bool {
 		}
 	}
 	return utf8.Valid(n)
-}
-
-// numberEnd returns the index just after the JSON number that starts at
-// b[i], or -1 when it is not one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func numberEnd(b []byte, i int) int {
-	digits := func(i int) int {
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digits(i)
-	default:
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(i + 1)
-		if j == i+1 {
-			return -1
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(i)
-		if j == i {
-			return -1
-		}
-		i = j
-	}
-	return i
 }
 
 // delim reports whether c may follow a value in an object: whitespace, a
