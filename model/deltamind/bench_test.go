@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/internal/rawjson"
-	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -135,15 +135,7 @@ func BenchmarkItems(b *testing.B) {
 		buf.Write(l)
 		buf.WriteByte('\n')
 	}
-	p := filepath.Join(b.TempDir(), "provenance.jsonl")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	j, err := journal.Open(p, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Close()
+	j := journaltest.Open(b, "provenance.jsonl", buf.Bytes())
 	st := Format.Init()
 	if err := j.Each(1, 1<<30, func(ev model.Event) error { st = Format.Apply(st, ev); return nil }); err != nil {
 		b.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/replay"
@@ -156,19 +157,7 @@ func TestPaneGenerated(t *testing.T) {
 	if testing.Short() {
 		n = 2000
 	}
-	var b bytes.Buffer
-	if err := demo.Generate(&b, "deltamind", n, 5); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "provenance.jsonl")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	j, err := journal.Open(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j := journaltest.Generated(t, "deltamind", "provenance.jsonl", n, 5)
 	r := replay.New(j, Format)
 	events := r.Events()
 	rng := rand.New(rand.NewSource(1))

@@ -1,16 +1,12 @@
 package deltamind
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/rewind-tui/rewind/demo"
-	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -19,19 +15,7 @@ import (
 // batch of either goroutine, gets the items up to there and leaves no
 // goroutine behind.
 func TestStreamViewBatches(t *testing.T) {
-	var b bytes.Buffer
-	if err := demo.Generate(&b, "deltamind", 5*streamBatch+300, 6); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "provenance.jsonl")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	j, err := journal.Open(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j := journaltest.Generated(t, "deltamind", "provenance.jsonl", 5*streamBatch+300, 6)
 	s := Format.Init()
 	if err := j.Each(1, 1<<30, func(ev model.Event) error { s = Format.Apply(s, ev); return nil }); err != nil {
 		t.Fatal(err)

@@ -1,15 +1,12 @@
 package deltamind
 
 import (
-	"bytes"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/rewind-tui/rewind/demo"
-	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/replay"
 )
@@ -65,19 +62,7 @@ func TestTouchedFixtures(t *testing.T) {
 // TestTouchedGenerated: through a replay, as the TUI asks (the state at
 // pos and at pos-1, refolded from keyframes), and as blame's pass folds.
 func TestTouchedGenerated(t *testing.T) {
-	var b bytes.Buffer
-	if err := demo.Generate(&b, "deltamind", 1500, 11); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "provenance.jsonl")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	j, err := journal.Open(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j := journaltest.Generated(t, "deltamind", "provenance.jsonl", 1500, 11)
 	r := replay.New(j, Format)
 	events := r.Events()
 	shared := 0

@@ -1,7 +1,6 @@
 package durablestream
 
 import (
-	"bytes"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -12,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/replay"
@@ -144,19 +143,7 @@ func TestPaneGenerated(t *testing.T) {
 	if testing.Short() {
 		n = 3000
 	}
-	var b bytes.Buffer
-	if err := demo.Generate(&b, "durable-stream", n, 5); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "durable_stream.jsonl")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	j, err := journal.Open(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j := journaltest.Generated(t, "durable-stream", "durable_stream.jsonl", n, 5)
 	r := replay.New(j, Format)
 	events := r.Events()
 	rng := rand.New(rand.NewSource(1))

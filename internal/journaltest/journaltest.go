@@ -1,0 +1,42 @@
+// Package journaltest writes journals for tests and opens them the way
+// rewind does, so that events carry their file and offsets: a journal the
+// demo's simulators generate, or given bytes.
+package journaltest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/journal"
+)
+
+// Open writes data to a file called name in a temporary directory of t,
+// opens it with journal.Open and indexes it whole. The journal is closed
+// when the test ends; a failure ends the test.
+func Open(t testing.TB, name string, data []byte) *journal.Journal {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j
+}
+
+// Generated opens, as Open does, a journal of n events in format (a
+// demo.Generate format name) generated with seed, written as name.
+func Generated(t testing.TB, format, name string, n int, seed int64) *journal.Journal {
+	t.Helper()
+	var b bytes.Buffer
+	if err := demo.Generate(&b, format, n, seed); err != nil {
+		t.Fatal(err)
+	}
+	return Open(t, name, b.Bytes())
+}
