@@ -305,8 +305,11 @@ const paneItems = 200
 
 // maxPaneDoc is the most Markdown the projection pane renders at each
 // cursor move: glamour takes ~0.3 s per MiB, far over a frame, and a pane
-// shows a few screens of it. `rewind render` prints a projection whole.
-const maxPaneDoc = 48 << 10
+// shows a few screens of it (16 KiB is about 300 lines of a DeltaMind
+// list). `rewind render` prints a projection whole. At 48 KiB, a cursor
+// move at the end of 1 GB of DeltaMind took up to 80 ms from key press to
+// new state when a long section changed; at 16 KiB up to 40 ms.
+const maxPaneDoc = 16 << 10
 
 // fitDoc cuts a long Markdown document to about max bytes for the pane: its
 // end for a log that grows at its end (tail), else its start, cut before a
