@@ -101,17 +101,6 @@ func (n *jnode) append(b []byte, spaced bool) []byte {
 	return append(b, n.lit...)
 }
 
-// member returns the node of the last member of n named name, or nil.
-func (n *jnode) member(name string) *jnode {
-	var out *jnode
-	for i, nm := range n.names {
-		if nm == strconv.Quote(name) {
-			out = n.elems[i]
-		}
-	}
-	return out
-}
-
 // objects returns n and every object nested in it.
 func (n *jnode) objects() []*jnode {
 	var out []*jnode

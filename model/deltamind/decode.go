@@ -5,9 +5,7 @@ import (
 )
 
 // The member readers are internal/rawjson's (model.Unmarshal's rules).
-func name(n []byte) []byte                               { return rawjson.Name(n) }
 func strVal(v []byte) (string, bool)                     { return rawjson.Str(v) }
-func integer(v []byte) (int64, bool, bool)               { return rawjson.Int(v) }
 func optInt(v []byte) (opt, bool)                        { return rawjson.OptInt(v) }
 func elements(arr []byte, fn func(v []byte) bool) bool   { return rawjson.Elements(arr, fn) }
 func strList(v []byte) ([]string, bool)                  { return rawjson.StrList(v) }

@@ -263,7 +263,6 @@ type itemVal struct {
 	branch                               bool   // whether tags holds "branch"
 }
 
-func (it *itemVal) kindName() string   { return itemKinds[it.kind] }
 func (it *itemVal) statusName() string { return itemStatuses[it.status] }
 func (it *itemVal) semanticID() string { return formatSemanticID(itemKinds[it.sidKind], it.sid) }
 
