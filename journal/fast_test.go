@@ -128,7 +128,7 @@ func tokenKeyTime(t *testing.T, line []byte) (string, int64) {
 // BenchmarkClassify measures one core validating and indexing the lines of
 // a generated journal (the per-line work of Scan, without reading).
 func BenchmarkClassify(b *testing.B) {
-	for _, f := range []string{"durable-stream", "delta-engine"} {
+	for _, f := range []string{"durable-stream", "delta-engine", "deltamind"} {
 		b.Run(f, func(b *testing.B) {
 			var buf bytes.Buffer
 			if err := demo.Generate(&buf, f, 20000, 1); err != nil {

@@ -10,8 +10,10 @@ import (
 // model.Lazy values, each object made when it is written (its lines read
 // back from the journal then), so that `rewind state` on a long
 // provenance.jsonl holds a few thousand items' objects at a time, not
-// millions. Written out it gives View's bytes. The items are decoded on two
-// goroutines when there are many (each batch of them on one, in order).
+// millions. Written out it gives View's bytes. The items' Each decodes them
+// on two goroutines when there are many (each batch of them on one, in
+// order); their Parts let a writer decode and write batches on every CPU
+// (1 GB journal, rewind state on 2 CPUs: 4.5 s with Each, 4.0 s).
 // Each Lazy reads through decoders of its own and takes the lineage's lock
 // only to read the lineage, so it may be written on another goroutine
 // while the lineage grows.
@@ -24,7 +26,8 @@ func (format) StreamView(s model.State) model.Object {
 		return s.View()
 	}
 	l := st.lin
-	items := model.Lazy{Len: int(st.nItems), Each: func(yield func(any) bool) { st.eachItem(yield) }}
+	items := model.Lazy{Len: int(st.nItems), Each: func(yield func(any) bool) { st.eachItem(yield) },
+		Parts: st.itemParts}
 	entries := func(n int32, disagreement bool) model.Lazy {
 		return model.Lazy{Len: int(n), Each: func(yield func(any) bool) {
 			d := l.decoder(walkWin)
@@ -42,6 +45,30 @@ func (format) StreamView(s model.State) model.Object {
 // (about 1 MiB of a generated journal's lines): few enough that the
 // objects waiting to be written cost the collector little.
 const streamBatch = 2048
+
+// itemParts calls yield with the items cut into parts of streamBatch
+// items, in order, until it returns false: each part decodes its items
+// (through a decoder of its own that shares one walk's windows) when it
+// runs, so a writer may decode and write several parts at the same time.
+func (s *state) itemParts(yield func(part func(yield func(any) bool)) bool) {
+	n := int(s.nItems)
+	d := s.lin.decoder(walkWin)
+	for lo := 0; lo < n; lo += streamBatch {
+		hi := min(lo+streamBatch, n)
+		part := func(yield func(any) bool) {
+			d := d.sharing()
+			for i := lo; i < hi; i++ {
+				it := d.item(int32(i), s.seq)
+				if !yield(it.object()) {
+					return
+				}
+			}
+		}
+		if !yield(part) {
+			return
+		}
+	}
+}
 
 // eachItem calls yield with the object of each item, in order, until it
 // returns false. With more than one batch of items and more than one CPU,

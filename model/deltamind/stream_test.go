@@ -3,6 +3,7 @@ package deltamind
 import (
 	"reflect"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,5 +47,45 @@ func TestStreamViewBatches(t *testing.T) {
 			t.Fatalf("%d goroutines left running, %d before", runtime.NumGoroutine(), before)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// StreamView's items cut into Parts, each run on a goroutine of its own
+// (as rewind state runs them, several at a time and the later ones first
+// here), give View's items in order; a part stopped early stops.
+func TestStreamViewParts(t *testing.T) {
+	j := journaltest.Generated(t, "deltamind", "provenance.jsonl", 3*streamBatch+100, 7)
+	s := Format.Init()
+	if err := j.Each(1, 1<<30, func(ev model.Event) error { s = Format.Apply(s, ev); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := s.View().Get("items")
+	lazy, _ := Format.(model.StreamViews).StreamView(s).Get("items")
+	var parts []func(func(any) bool)
+	lazy.(model.Lazy).Parts(func(p func(func(any) bool)) bool { parts = append(parts, p); return true })
+	if len(parts) < 2 {
+		t.Fatalf("%d parts of %d items: want several", len(parts), len(want.([]any)))
+	}
+	got := make([][]any, len(parts))
+	var wg sync.WaitGroup
+	for k := len(parts) - 1; k >= 0; k-- {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[k](func(o any) bool { got[k] = append(got[k], o); return true })
+		}()
+	}
+	wg.Wait()
+	var all []any
+	for _, g := range got {
+		all = append(all, g...)
+	}
+	if !reflect.DeepEqual(all, want) {
+		t.Fatalf("the parts give %d items, View %d, or other ones", len(all), len(want.([]any)))
+	}
+	n := 0
+	parts[1](func(any) bool { n++; return n < 5 })
+	if n != 5 {
+		t.Fatalf("a part stopped after 5 items yielded %d", n)
 	}
 }
