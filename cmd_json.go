@@ -186,7 +186,7 @@ func appendIndent(b []byte, depth int) []byte {
 }
 
 // scalar writes one value as encoding/json would, escaped as by
-// render.SafeJSON: strings (decoded, model.Literal or *model.Literal),
+// render.SafeJSON: strings (decoded, *string, model.Literal or *model.Literal),
 // integers, booleans and null directly, other values with encoding/json (a nested value of
 // another type is indented by re-encoding).
 func (e *encoder) scalar(v any, depth int) {
@@ -200,6 +200,11 @@ func (e *encoder) scalar(v any, depth int) {
 	case *model.Literal:
 		if x != nil {
 			e.b = render.AppendJSONLiteral(e.b, *x)
+			return
+		}
+	case *string:
+		if x != nil {
+			e.b = render.AppendJSONString(e.b, *x)
 			return
 		}
 	case int:

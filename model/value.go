@@ -22,7 +22,9 @@ type Field struct {
 
 // Object is a JSON object that keeps its members in order. Values are nil,
 // bool, string, Literal or *Literal, int, int64, float64, json.Number,
-// Object or []any; anything else is marshalled with encoding/json.
+// Object or []any; anything else is marshalled with encoding/json. The
+// items of a Transient Lazy may also hold *string, a string boxed without
+// allocating.
 type Object []Field
 
 // Literal is a string value still in the form a journal holds it: a JSON

@@ -510,6 +510,85 @@ func (it *itemVal) object() model.Object {
 	return o
 }
 
+// itemScratch is where a part of StreamView's items builds each item's
+// object (objectIn): its members, sourceTurns, tags and strings, reused
+// once the item is written, so that writing an item allocates nothing
+// but its semanticId.
+type itemScratch struct {
+	fields []model.Field
+	items  []any
+	strs   []string
+}
+
+// reset empties sc for the next item.
+func (sc *itemScratch) reset() {
+	sc.fields, sc.items, sc.strs = sc.fields[:0], sc.items[:0], sc.strs[:0]
+}
+
+// obj returns an Object of fs made in sc.
+func (sc *itemScratch) obj(fs ...model.Field) model.Object {
+	n := len(sc.fields)
+	if cap(sc.fields)-n < len(fs) {
+		sc.fields, n = make([]model.Field, 0, max(64, 2*cap(sc.fields))), 0
+	}
+	sc.fields = append(sc.fields, fs...)
+	return sc.fields[n : n+len(fs) : n+len(fs)]
+}
+
+// str returns s boxed as a *string kept in sc (boxing a string that is not
+// a constant allocates; a pointer does not).
+func (sc *itemScratch) str(s string) any {
+	if len(sc.strs) == cap(sc.strs) {
+		sc.strs = make([]string, 0, max(32, 2*cap(sc.strs)))
+	}
+	sc.strs = append(sc.strs, s)
+	return &sc.strs[len(sc.strs)-1]
+}
+
+// list returns vs as a []any made in sc.
+func (sc *itemScratch) list(n int, v func(i int) any) []any {
+	k := len(sc.items)
+	if cap(sc.items)-k < n {
+		sc.items, k = make([]any, 0, max(64, 2*cap(sc.items), n)), 0
+	}
+	for i := range n {
+		sc.items = append(sc.items, v(i))
+	}
+	return sc.items[k : k+n : k+n]
+}
+
+// objectIn is object() made in sc: the same members and values, its
+// strings boxed as *string. It is valid until sc is reset, and the
+// decoder's next item.
+func (it *itemVal) objectIn(sc *itemScratch) model.Object {
+	sc.reset()
+	turns := sc.list(len(it.turns), func(i int) any {
+		t := it.turns[i]
+		if t.off != nil {
+			if off, err := model.FromRaw(t.off); err == nil && off != nil {
+				return sc.obj(model.Field{Key: "turnId", Value: sc.str(t.id)}, model.Field{Key: "offset", Value: off})
+			}
+		}
+		return sc.obj(model.Field{Key: "turnId", Value: sc.str(t.id)})
+	})
+	conf := sc.str(it.confidence)
+	for i, c := range confidences {
+		if it.confidence == c {
+			conf = confidenceValues[i]
+		}
+	}
+	fs := [10]model.Field{{Key: "id", Value: sc.str(it.id)}, {Key: "semanticId", Value: sc.str(it.semanticID())},
+		{Key: "kind", Value: kindValues[it.kind]}, {Key: "summary", Value: sc.str(it.summary)},
+		{Key: "status", Value: statusValues[it.status]}, {Key: "confidence", Value: conf},
+		{Key: "scope", Value: "session"}, {Key: "sourceTurns", Value: turns},
+		{Key: "lastTouched", Value: sc.str(it.lastTouched)}}
+	if len(it.tags) == 0 {
+		return sc.obj(fs[:9]...)
+	}
+	fs[9] = model.Field{Key: "tags", Value: sc.list(len(it.tags), func(i int) any { return sc.str(it.tags[i]) })}
+	return sc.obj(fs[:]...)
+}
+
 // entry returns a rejected line or disagreement as View shows it: {seq,
 // kind, target, reason, timestamp, at} for a rejected line (disagreement
 // false), {seq, kind, target, reason, at} for a disagreement.

@@ -26,8 +26,9 @@ func (format) StreamView(s model.State) model.Object {
 		return s.View()
 	}
 	l := st.lin
+	// Each's items may be kept; the Parts' are Transient (objectIn).
 	items := model.Lazy{Len: int(st.nItems), Each: func(yield func(any) bool) { st.eachItem(yield) },
-		Parts: st.itemParts}
+		Parts: st.itemParts, Transient: true}
 	entries := func(n int32, disagreement bool) model.Lazy {
 		return model.Lazy{Len: int(n), Each: func(yield func(any) bool) {
 			d := l.decoder(walkWin)
@@ -50,16 +51,18 @@ const streamBatch = 2048
 // items, in order, until it returns false: each part decodes its items
 // (through a decoder of its own that shares one walk's windows) when it
 // runs, so a writer may decode and write several parts at the same time.
+// A part's items are made in scratch space of its own (objectIn): each is
+// valid until the yield call that gets it returns.
 func (s *state) itemParts(yield func(part func(yield func(any) bool)) bool) {
 	n := int(s.nItems)
 	d := s.lin.decoder(walkWin)
 	for lo := 0; lo < n; lo += streamBatch {
 		hi := min(lo+streamBatch, n)
 		part := func(yield func(any) bool) {
-			d := d.sharing()
+			d, sc := d.sharing(), &itemScratch{}
 			for i := lo; i < hi; i++ {
 				it := d.item(int32(i), s.seq)
-				if !yield(it.object()) {
+				if !yield(it.objectIn(sc)) {
 					return
 				}
 			}
