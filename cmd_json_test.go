@@ -177,8 +177,8 @@ func BenchmarkWriteStateDeltaEngine(b *testing.B) {
 }
 
 // A model.Literal (or a pointer to one) is written as the string it
-// stands for: the same bytes, terminal controls escaped, whatever the
-// literal holds.
+// stands for, and a *string as its string: the same bytes, terminal
+// controls escaped, whatever the literal holds.
 func TestWriteJSONLiteral(t *testing.T) {
 	for _, s := range []string{"", "plain", "line\nbreak \"q\" \\ <b>&", "\x1b[31mred\x1b[0m \u202e \u2028 \x7f \xff", "é 🎉 \U000e0041"} {
 		lit, _ := json.Marshal(s)
@@ -188,11 +188,11 @@ func TestWriteJSONLiteral(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got, want bytes.Buffer
-			ptr := model.Literal(l)
-			if err := writeJSON(&got, model.Object{{Key: "v", Value: model.Literal(l)}, {Key: "list", Value: []any{model.Literal(l), &ptr}}}); err != nil {
+			ptr, str := model.Literal(l), orig
+			if err := writeJSON(&got, model.Object{{Key: "v", Value: model.Literal(l)}, {Key: "list", Value: []any{model.Literal(l), &ptr, &str}}}); err != nil {
 				t.Fatal(err)
 			}
-			if err := writeJSON(&want, model.Object{{Key: "v", Value: orig}, {Key: "list", Value: []any{orig, orig}}}); err != nil {
+			if err := writeJSON(&want, model.Object{{Key: "v", Value: orig}, {Key: "list", Value: []any{orig, orig, orig}}}); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {

@@ -512,8 +512,8 @@ func (it *itemVal) object() model.Object {
 
 // itemScratch is where a part of StreamView's items builds each item's
 // object (objectIn): its members, sourceTurns, tags and strings, reused
-// once the item is written, so that writing an item allocates nothing
-// but its semanticId.
+// once the item is written, so that writing an item allocates little:
+// its semanticId and the boxes of its two or three lists.
 type itemScratch struct {
 	fields []model.Field
 	items  []any
