@@ -29,7 +29,7 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // An Index is safe for concurrent use: one goroutine scans while others read
 // snapshots (Records returns a snapshot that later scans never modify).
 //
-// It costs 12 bytes a record plus a few for each bad line (see Records).
+// It costs 8 bytes a record plus a few for each bad line (see Records).
 type Index struct {
 	mu        sync.RWMutex
 	st        store

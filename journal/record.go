@@ -78,7 +78,7 @@ func (p Problem) String() string {
 
 // Record is one line of a journal (or one element of a JSON array journal):
 // where it is, what it is, and the type the timeline and the index-level
-// searches need. The index stores 12 bytes a record (see Records); a
+// searches need. The index stores 8 bytes a record (see Records); a
 // Record is the unpacked value it hands out. The seq or id and the
 // timestamp are not kept: KeyIn and TimeIn read them from the record's
 // bytes (Journal.Key from the file).

@@ -6,25 +6,29 @@ import (
 	"sort"
 )
 
-// The index keeps its records packed: 12 bytes a line and no pointers (the
-// low 32 bits of the offset, the length, the type's index and the problem),
-// in chunks that are never moved once written, so that a snapshot is a few
-// slice headers and later scans never touch what it sees. Everything else a
-// Record says is derived from short side lists that only grow with what is
-// rare:
+// The index keeps its records packed: 8 bytes a line and no pointers (the
+// low 32 bits of the offset, the type's index, the problem and the gap
+// before the record), in chunks that are never moved once written, so that
+// a snapshot is a few slice headers and later scans never touch what it
+// sees. Everything else a Record says is derived from the next record or
+// from short side lists that only grow with what is rare:
+//   - the length from the next record's offset, less the gap before it
+//     (the line ending: 1 for "\n", 2 for "\r\n", 0 for a NUL run and the
+//     record after it on the same line; a gap over 254 bytes, as between
+//     the elements of a JSON-array journal, from a list of its own); the
+//     last record's length is kept in the snapshot;
 //   - the event position from the sorted list of bad lines (a record's
 //     position is its index plus one, minus the bad lines before it);
 //   - the line number from marks where it is not the previous record's
 //     plus one (a NUL run and the record after it share a line; the
 //     elements of a JSON-array journal sit where they sit);
 //   - the high 32 bits of the offset from marks where they change (files
-//     over 4 GiB);
-//   - lengths of 4 GiB and more (skipped lines) from a list of their own.
+//     over 4 GiB, or lines of 4 GiB and more, skipped).
 //
 // The seq or id and the timestamp are not kept at all: KeyIn and TimeIn
 // read them from the record's bytes when a row is shown.
 
-// chunkBits sets the records per chunk: 65,536, 768 KiB.
+// chunkBits sets the records per chunk: 65,536, 512 KiB.
 const (
 	chunkBits = 16
 	chunkRecs = 1 << chunkBits
@@ -32,16 +36,16 @@ const (
 	// firstChunk is the size the first chunk starts at; it doubles, copied
 	// each time, up to chunkRecs, so a small journal costs little.
 	firstChunk = 256
-	longLen    = math.MaxUint32 // packed.n of a record whose length is in long
+	// longGap is packed.gap of a record whose gap is in gaps.
+	longGap = math.MaxUint8
 )
 
 // packed is one record as the index stores it.
 type packed struct {
 	lo   uint32 // the low 32 bits of Off
-	n    uint32 // Len, or longLen
 	typ  uint16
 	prob Problem
-	_    uint8
+	gap  uint8 // bytes between the end of the record before and Off, or longGap
 }
 
 // lineMark says that record i is on line line; the records after it, up to
@@ -54,10 +58,10 @@ type hiMark struct {
 	hi uint32
 }
 
-// lenMark is the length of record i when it does not fit in 32 bits.
-type lenMark struct {
-	i int32
-	n int64
+// gapMark is the gap before record i when it is longGap bytes or more.
+type gapMark struct {
+	i   int32
+	gap int64
 }
 
 // store is the growing side of an index's records. It is guarded by the
@@ -68,14 +72,15 @@ type store struct {
 	bad    []int32 // indexes of bad lines, ascending
 	marks  []lineMark
 	his    []hiMark
-	long   []lenMark
+	gaps   []gapMark
+	end    int64 // where the last record ends: its Off plus its Len
 	// next predictions, to know when a mark is needed
 	nextLine int32
 	hi       uint32
 }
 
 // add appends r (whose Pos is set from the bad lines) and returns it with
-// its position.
+// its position. r must start at or after the end of the record before.
 func (s *store) add(r Record) Record {
 	i := s.n
 	c, k := i>>chunkBits, i&chunkMask
@@ -100,12 +105,15 @@ func (s *store) add(r Record) Record {
 		s.his = append(s.his, hiMark{int32(i), hi})
 		s.hi = hi
 	}
-	if r.Len >= longLen {
-		p.n = longLen
-		s.long = append(s.long, lenMark{int32(i), r.Len})
-	} else {
-		p.n = uint32(r.Len)
+	if i > 0 {
+		if gap := r.Off - s.end; gap >= 0 && gap < longGap {
+			p.gap = uint8(gap)
+		} else {
+			p.gap = longGap
+			s.gaps = append(s.gaps, gapMark{int32(i), gap})
+		}
 	}
+	s.end = r.Off + r.Len
 	if r.Line != s.nextLine+1 {
 		s.marks = append(s.marks, lineMark{int32(i), r.Line})
 	}
@@ -129,7 +137,8 @@ func (s *store) snapshot() Records {
 		bad:    s.bad[:len(s.bad):len(s.bad)],
 		marks:  s.marks[:len(s.marks):len(s.marks)],
 		his:    s.his[:len(s.his):len(s.his)],
-		long:   s.long[:len(s.long):len(s.long)],
+		gaps:   s.gaps[:len(s.gaps):len(s.gaps)],
+		end:    s.end,
 	}
 }
 
@@ -145,7 +154,8 @@ type Records struct {
 	bad    []int32
 	marks  []lineMark
 	his    []hiMark
-	long   []lenMark
+	gaps   []gapMark
+	end    int64 // where record n-1 ends
 }
 
 // Len returns the number of records.
@@ -163,7 +173,8 @@ func (rs Records) At(i int) Record {
 		panic("journal: record index out of range")
 	}
 	p := rs.packed(i)
-	r := Record{Off: rs.off(i, p), Len: rs.len(i, p), Line: rs.line(i), typ: p.typ, Problem: p.prob}
+	off := rs.off(i, p)
+	r := Record{Off: off, Len: rs.endOf(i) - off, Line: rs.line(i), typ: p.typ, Problem: p.prob}
 	if !p.prob.Bad() {
 		r.Pos = int32(rs.EventsThrough(i))
 	}
@@ -224,15 +235,23 @@ func (rs Records) off(i int, p *packed) int64 {
 	return int64(hi)<<32 | int64(p.lo)
 }
 
-func (rs Records) len(i int, p *packed) int64 {
-	if p.n != longLen {
-		return int64(p.n)
+// endOf returns where record i ends: where the next one starts, less the
+// gap before it.
+func (rs Records) endOf(i int) int64 {
+	if i+1 >= rs.n {
+		return rs.end
 	}
-	k := sort.Search(len(rs.long), func(k int) bool { return int(rs.long[k].i) >= i })
-	if k < len(rs.long) && int(rs.long[k].i) == i {
-		return rs.long[k].n
+	p := rs.packed(i + 1)
+	return rs.off(i+1, p) - rs.gap(i+1, p)
+}
+
+// gap returns the gap before record i.
+func (rs Records) gap(i int, p *packed) int64 {
+	if p.gap != longGap {
+		return int64(p.gap)
 	}
-	return int64(p.n)
+	k := sort.Search(len(rs.gaps), func(k int) bool { return int(rs.gaps[k].i) >= i })
+	return rs.gaps[k].gap
 }
 
 func (rs Records) line(i int) int32 {
@@ -266,8 +285,8 @@ func (rs Records) All(from int) iter.Seq2[int, Record] {
 
 // cursor walks records in order, keeping its place in the side lists.
 type cursor struct {
-	bad, mark, hi, long int // the next entry of each list not yet passed
-	events              int // events before the record next
+	bad, mark, hi, gap int // the next entry of each list not yet passed
+	events             int // events before the record next
 }
 
 // seek places c before record i.
@@ -275,7 +294,7 @@ func (c *cursor) seek(rs Records, i int) {
 	c.bad = sort.Search(len(rs.bad), func(k int) bool { return int(rs.bad[k]) >= i })
 	c.mark = sort.Search(len(rs.marks), func(k int) bool { return int(rs.marks[k].i) > i })
 	c.hi = sort.Search(len(rs.his), func(k int) bool { return int(rs.his[k].i) > i })
-	c.long = sort.Search(len(rs.long), func(k int) bool { return int(rs.long[k].i) >= i })
+	c.gap = sort.Search(len(rs.gaps), func(k int) bool { return int(rs.gaps[k].i) > i })
 	c.events = i - c.bad
 }
 
@@ -290,10 +309,23 @@ func (c *cursor) next(rs Records, i int) Record {
 	if c.hi > 0 {
 		hi = rs.his[c.hi-1].hi
 	}
-	r := Record{Off: int64(hi)<<32 | int64(p.lo), Len: int64(p.n), typ: p.typ, Problem: p.prob}
-	if p.n == longLen && c.long < len(rs.long) && int(rs.long[c.long].i) == i {
-		r.Len = rs.long[c.long].n
-		c.long++
+	r := Record{Off: int64(hi)<<32 | int64(p.lo), typ: p.typ, Problem: p.prob}
+	if i+1 >= rs.n {
+		r.Len = rs.end - r.Off
+	} else {
+		// The next record's offset, less the gap before it.
+		q := rs.packed(i + 1)
+		if c.hi < len(rs.his) && int(rs.his[c.hi].i) == i+1 {
+			hi = rs.his[c.hi].hi
+		}
+		gap := int64(q.gap)
+		if q.gap == longGap {
+			for int(rs.gaps[c.gap].i) < i+1 {
+				c.gap++
+			}
+			gap = rs.gaps[c.gap].gap
+		}
+		r.Len = (int64(hi)<<32 | int64(q.lo)) - gap - r.Off
 	}
 	for c.mark < len(rs.marks) && int(rs.marks[c.mark].i) <= i {
 		c.mark++

@@ -70,8 +70,9 @@ func checkRecords(t *testing.T, rs Records) {
 }
 
 // The packed index gives back exactly the records it was given, whatever
-// mix of bad lines, lines that share a line number, offsets past 4 GiB and
-// lengths past 4 GiB, and a snapshot does not change as the index grows.
+// mix of bad lines, lines that share a line number, line endings and gaps
+// between records, offsets past 4 GiB and lengths past 4 GiB, and a
+// snapshot does not change as the index grows.
 func TestRecordsRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var st store
@@ -104,7 +105,17 @@ func TestRecordsRoundTrip(t *testing.T) {
 		r.Line = line
 		r = st.add(r)
 		want = append(want, r)
-		off += r.Len + 1
+		switch off += r.Len; rng.IntN(40) {
+		case 0: // a record on the same line, after a NUL run
+		case 1:
+			off += 2 // "\r\n"
+		case 2:
+			off += 254 // the longest gap a record keeps itself
+		case 3:
+			off += 255 + int64(rng.IntN(1000)) // between a JSON array's elements
+		default:
+			off++
+		}
 		if i%chunkRecs == 100 || i == 10 || i == firstChunk {
 			snaps, wantAt = append(snaps, st.snapshot()), append(wantAt, len(want))
 		}

@@ -154,7 +154,7 @@ func BenchmarkItems(b *testing.B) {
 
 // BenchmarkFoldFile folds the journal REWIND_FOLD_FILE names as a replay
 // does (the state after every 256th line kept as a keyframe), reading it
-// line by line, next to 12 bytes a line of pointer-free memory standing
+// line by line, next to 8 bytes a line of pointer-free memory standing
 // for the journal index, with GOGC 25 as rewind sets it. It reports the
 // fold's live heap after a collection (fold-MiB) and the memory the
 // runtime took from the system (sys-MiB); for the peak RSS, run the test
@@ -178,7 +178,7 @@ func BenchmarkFoldFile(b *testing.B) {
 		runtime.ReadMemStats(&ms)
 		base := ms.HeapAlloc
 		r := bufio.NewReaderSize(f, 1<<20)
-		var index [][]byte // 12 bytes a line, in 1 MiB blocks
+		var index [][]byte // 8 bytes a line, in 1 MiB blocks
 		s := Format.Init()
 		var keys []model.State
 		var off int64
@@ -190,10 +190,10 @@ func BenchmarkFoldFile(b *testing.B) {
 				}
 				break
 			}
-			if len(index) == 0 || len(index[len(index)-1])+12 > cap(index[len(index)-1]) {
+			if len(index) == 0 || len(index[len(index)-1])+8 > cap(index[len(index)-1]) {
 				index = append(index, make([]byte, 0, 1<<20))
 			}
-			index[len(index)-1] = append(index[len(index)-1], "offset+len+."...) // 12 bytes, written
+			index[len(index)-1] = append(index[len(index)-1], "off+type"...) // 8 bytes, written
 			s = Format.Apply(s, model.Event{Pos: pos, Line: pos, Off: off, Raw: bytes.TrimSuffix(line, []byte("\n")), Src: f})
 			if pos%keyframeInterval == 0 {
 				keys = append(keys, s)
