@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +43,7 @@ written as \u escapes, so the JSON decodes to the same value.
 EXPR over the state is true (exit status 1 if it never is).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			start := time.Now()
 			var q *query.Query
 			if where != "" {
 				if at >= 0 {
@@ -81,12 +84,40 @@ EXPR over the state is true (exit status 1 if it never is).`,
 			if err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
 			}
-			return writeJSON(stdout, obj)
+			return g.writeWithProgress(s, start, stdout, obj)
 		},
 	}
 	cmd.Flags().IntVar(&at, "at", -1, "position N (1-based, events only; 0 = before the first event)")
 	cmd.Flags().StringVar(&where, "where", "", "print the state at the first position where this jq expression over the state is true")
 	return cmd
+}
+
+// writeWithProgress is writeJSON(stdout, v), v being the state of s's
+// journal, with the bytes written so far on stderr when it is a terminal
+// and the journal is large (a gigabyte's state takes seconds to write).
+// start is when the command started.
+func (g *globalFlags) writeWithProgress(s *app.Session, start time.Time, stdout io.Writer, v any) error {
+	var size int64
+	if st, err := s.J.File().Stat(); err == nil {
+		size = st.Size()
+	}
+	cw := &countingWriter{w: stdout}
+	p := startWriting(g.stderr, s.J.Path, size, start, cw.n.Load)
+	defer p.End()
+	return writeJSON(cw, v)
+}
+
+// countingWriter counts the bytes written through it; n may be read while
+// another goroutine writes.
+type countingWriter struct {
+	w io.Writer
+	n atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // firstStateWhere returns the first position (from 1) whose state makes q

@@ -18,6 +18,8 @@ import (
 // takes seconds) say how far they are on one line of stderr, rewritten in
 // place, when stderr is a terminal: nothing is written when it is a file
 // or a pipe, and stdout is never touched, so output still pipes cleanly.
+// rewind state says how far the reading is, then how much of the state it
+// has written.
 const (
 	progressMin   = 64 << 20               // smaller journals are read too fast to need it
 	progressDelay = 300 * time.Millisecond // nothing is shown for work that ends sooner
@@ -29,9 +31,7 @@ const (
 // its own goroutine redraws.
 type progress struct {
 	w     io.Writer
-	name  string
-	total int64
-	done  func() (bytes int64, events int)
+	text  func(elapsed time.Duration) string // the line after elapsed
 	start time.Time
 
 	mu      sync.Mutex
@@ -60,15 +60,31 @@ func showsProgress(stderr io.Writer, size int64) bool {
 
 // newProgress draws on w whatever it is (tests give a buffer).
 func newProgress(w io.Writer, path string, total int64, done func() (int64, int)) *progress {
-	p := &progress{w: w, name: render.Line(filepath.Base(path)), total: total, done: done,
-		start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
+	return drawProgress(w, time.Now(), readingLine(path, total, done))
+}
+
+// startWriting shows how much of the state of the journal at path (size
+// bytes) has been written, once the command has run (since start) for
+// progressDelay, when stderr is a terminal and the journal is large;
+// written must be safe to call while the writing runs. nil shows nothing.
+func startWriting(stderr io.Writer, path string, size int64, start time.Time, written func() int64) *progress {
+	if !showsProgress(stderr, size) {
+		return nil
+	}
+	return drawProgress(stderr, start, writingLine(path, written))
+}
+
+// drawProgress draws the line text gives on w every progressEvery, from
+// progressDelay after start on.
+func drawProgress(w io.Writer, start time.Time, text func(time.Duration) string) *progress {
+	p := &progress{w: w, text: text, start: start, stop: make(chan struct{}), stopped: make(chan struct{})}
 	go p.run()
 	return p
 }
 
 func (p *progress) run() {
 	defer close(p.stopped)
-	delay := time.NewTimer(progressDelay)
+	delay := time.NewTimer(max(0, progressDelay-time.Since(p.start)))
 	defer delay.Stop()
 	select {
 	case <-p.stop:
@@ -87,21 +103,33 @@ func (p *progress) run() {
 	}
 }
 
-// line is the text of the progress line now.
-func (p *progress) line() string {
-	elapsed := time.Since(p.start)
-	n, evs := p.done()
-	pct := 0
-	if p.total > 0 {
-		pct = int(n * 100 / p.total)
+// readingLine is the text of the progress of reading path (total bytes):
+// done gives the bytes and events read so far.
+func readingLine(path string, total int64, done func() (int64, int)) func(time.Duration) string {
+	name := render.Line(filepath.Base(path))
+	return func(elapsed time.Duration) string {
+		n, evs := done()
+		pct := 0
+		if total > 0 {
+			pct = int(n * 100 / total)
+		}
+		rate := float64(n) / max(elapsed.Seconds(), 1e-3)
+		return fmt.Sprintf("rewind: reading %s  %s of %s (%d%%)  %s/s  %d events", name,
+			journal.HumanBytes(n), journal.HumanBytes(total), pct, journal.HumanBytes(int64(rate)), evs)
 	}
-	rate := float64(n) / max(elapsed.Seconds(), 1e-3)
-	return fmt.Sprintf("rewind: reading %s  %s of %s (%d%%)  %s/s  %d events", p.name,
-		journal.HumanBytes(n), journal.HumanBytes(p.total), pct, journal.HumanBytes(int64(rate)), evs)
+}
+
+// writingLine is the text of the progress of writing the state of path:
+// written gives the bytes written so far.
+func writingLine(path string, written func() int64) func(time.Duration) string {
+	name := render.Line(filepath.Base(path))
+	return func(time.Duration) string {
+		return fmt.Sprintf("rewind: writing the state of %s  %s written", name, journal.HumanBytes(written()))
+	}
 }
 
 func (p *progress) draw() {
-	s := p.line()
+	s := p.text(time.Since(p.start))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.drawn = true

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -48,6 +49,31 @@ func TestProgressLine(t *testing.T) {
 	}
 	if strings.Contains(out, "\x1b]") || strings.Contains(out, "\x07") {
 		t.Errorf("the file name's terminal controls were written raw: %q", out)
+	}
+	if !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("the line was not erased at the end: %q", out)
+	}
+}
+
+// Writing the state says how much is written, from the delay after the
+// command started on: right away when the reading took longer.
+func TestProgressWriting(t *testing.T) {
+	var w syncBuffer
+	var n atomic.Int64
+	n.Store(300 << 20)
+	start := time.Now().Add(-time.Second)
+	p := drawProgress(&w, start, writingLine("/runs/big\u202e.jsonl", n.Load))
+	deadline := time.Now().Add(progressDelay / 2)
+	for w.String() == "" && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.End()
+	out := w.String()
+	if !strings.Contains(out, "\rrewind: writing the state of big") || !strings.Contains(out, "300.0 MiB written") {
+		t.Errorf("progress of the writing, %s after the start, is %q", progressDelay/2, out)
+	}
+	if strings.Contains(out, "\u202e") {
+		t.Errorf("the file name's bidi control was written raw: %q", out)
 	}
 	if !strings.HasSuffix(out, "\r\x1b[K") {
 		t.Errorf("the line was not erased at the end: %q", out)
