@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/internal/strscan"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -230,67 +231,34 @@ func literal(b []byte, i int, lit string) int {
 // scanString validates the string that starts at b[i] (a '"') and returns
 // the index just after it (or -1) and whether it holds escapes. It refuses
 // control characters, invalid UTF-8, bad escapes and \u escapes of
-// surrogates (the tokenizer judges those pairs).
+// surrogates (the tokenizer judges those pairs). Its first 32 bytes are
+// read eight at a time (most strings are short); from the first byte to
+// look at on (an escape, a control character, non-ASCII) strscan.End
+// reads 64 at a time.
 func scanString(b []byte, i int) (end int, esc bool) {
 	j := i + 1
-	for {
-		// Eight bytes at a time while none of them is '"', '\\', a control
-		// character or non-ASCII. The lowest flagged byte is exact.
-		for j+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[j:])
-			q, s := x^quote, x^bslash
-			t := ((q - lo8) | (s - lo8) | (x - ctl8) | x) & hi8
-			if t != 0 {
-				j += bits.TrailingZeros64(t) >> 3
-				break
+	for lim := min(len(b), j+32); j+8 <= lim; j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:])
+		q, s := x^quote, x^bslash
+		if t := ((q - lo8) | (s - lo8) | (x - ctl8) | x) & hi8; t != 0 {
+			// The lowest flagged byte is exact.
+			k := j + bits.TrailingZeros64(t)>>3
+			if b[k] == '"' {
+				return k + 1, false
 			}
-			j += 8
-		}
-		if j >= len(b) {
-			return -1, esc
-		}
-		switch c := b[j]; {
-		case c == '"':
-			return j + 1, esc
-		case c == '\\':
-			esc = true
-			if j+1 >= len(b) {
-				return -1, esc
-			}
-			switch b[j+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				j += 2
-			case 'u':
-				if j+6 > len(b) {
-					return -1, esc
-				}
-				v := 0
-				for _, h := range b[j+2 : j+6] {
-					d := unhex(h)
-					if d < 0 {
-						return -1, esc
-					}
-					v = v<<4 | d
-				}
-				if v >= 0xD800 && v <= 0xDFFF {
-					return -1, esc
-				}
-				j += 6
-			default:
-				return -1, esc
-			}
-		case c < 0x20:
-			return -1, esc
-		case c >= 0x80:
-			r, size := utf8.DecodeRune(b[j:])
-			if r == utf8.RuneError && size <= 1 {
-				return -1, esc
-			}
-			j += size
-		default:
-			j++ // a false flag above an exact one, or the tail's bytes
+			j = k
+			break
 		}
 	}
+	end, f := strscan.End(b, j)
+	esc = f&strscan.Escapes != 0
+	if end < 0 || f&(strscan.Control|strscan.BadEscape) != 0 {
+		return -1, esc
+	}
+	if f&strscan.NonASCII != 0 && !utf8.Valid(b[j:end-1]) {
+		return -1, esc
+	}
+	return end, esc
 }
 
 func unhex(c byte) int {

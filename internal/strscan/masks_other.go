@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package strscan
+
+// hasAVX2 is false: only amd64 has the AVX2 masks.
+var hasAVX2 = false
+
+// masks returns the masks of the 64 bytes b[0:64] (see masksSWAR).
+func masks(b []byte) (quote, bslash, ctl, high, letter, u uint64) { return masksSWAR(b) }
