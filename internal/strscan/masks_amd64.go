@@ -19,3 +19,19 @@ func masks(b []byte) (quote, bslash, ctl, high, letter, u uint64) {
 	}
 	return masksSWAR(b)
 }
+
+// quotesAVX2 is the quote and backslash masks of masksAVX2. Implemented in
+// masks_amd64.s.
+//
+//go:noescape
+func quotesAVX2(p *byte) (quote, bslash uint64)
+
+// quotes returns the quote and backslash masks of the 64 bytes b[0:64].
+func quotes(b []byte) (quote, bslash uint64) {
+	if hasAVX2 {
+		_ = b[63]
+		return quotesAVX2(&b[0])
+	}
+	quote, bslash, _, _, _, _ = masksSWAR(b)
+	return quote, bslash
+}

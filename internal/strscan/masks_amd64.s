@@ -139,3 +139,29 @@ TEXT ·masksAVX2(SB), NOSPLIT, $0-56
 done:
 	VZEROUPPER
 	RET
+
+// func quotesAVX2(p *byte) (quote, bslash uint64)
+//
+// The quote and backslash masks of masksAVX2 alone.
+TEXT ·quotesAVX2(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+
+	VPCMPEQB  quote32<>(SB), Y0, Y2
+	VPCMPEQB  quote32<>(SB), Y1, Y3
+	VPMOVMSKB Y2, AX
+	VPMOVMSKB Y3, BX
+	SHLQ      $32, BX
+	ORQ       BX, AX
+	MOVQ      AX, quote+8(FP)
+
+	VPCMPEQB  bslash32<>(SB), Y0, Y2
+	VPCMPEQB  bslash32<>(SB), Y1, Y3
+	VPMOVMSKB Y2, AX
+	VPMOVMSKB Y3, BX
+	SHLQ      $32, BX
+	ORQ       BX, AX
+	MOVQ      AX, bslash+16(FP)
+	VZEROUPPER
+	RET

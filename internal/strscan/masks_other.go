@@ -7,3 +7,9 @@ var hasAVX2 = false
 
 // masks returns the masks of the 64 bytes b[0:64] (see masksSWAR).
 func masks(b []byte) (quote, bslash, ctl, high, letter, u uint64) { return masksSWAR(b) }
+
+// quotes returns the quote and backslash masks of the 64 bytes b[0:64].
+func quotes(b []byte) (quote, bslash uint64) {
+	quote, bslash, _, _, _, _ = masksSWAR(b)
+	return quote, bslash
+}

@@ -92,6 +92,30 @@ func End(b []byte, j int) (end int, f Flags) {
 	return -1, f
 }
 
+// Skip is End without looking at what the string holds: the index just
+// after the closing quote of the string whose body starts at b[j] (at a
+// character boundary), or -1. It reads the quotes and backslashes of 64
+// bytes at a time.
+func Skip(b []byte, j int) int {
+	var carry uint64
+	for p := j; p < len(b); p += 64 {
+		var q, bs uint64
+		if len(b)-p >= 64 {
+			q, bs = quotes(b[p:])
+		} else {
+			q, bs, _, _, _, _ = lastMasks(b[p:])
+		}
+		var escaped uint64
+		if bs|carry != 0 {
+			escaped, _ = escapes(bs, &carry)
+		}
+		if uq := q &^ escaped; uq != 0 {
+			return p + bits.TrailingZeros64(uq) + 1
+		}
+	}
+	return -1
+}
+
 // lastMasks is masks of the last bytes of b, fewer than 64, read as if
 // spaces followed them.
 //

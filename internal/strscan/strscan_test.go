@@ -107,8 +107,8 @@ func TestMasks(t *testing.T) {
 	}
 }
 
-// End finds the string's end, and what it holds, as a byte-at-a-time
-// reader does: across blocks, with runs of backslashes of every length
+// End finds the string's end, and what it holds, and Skip its end, as a
+// byte-at-a-time reader does: across blocks, with runs of backslashes of every length
 // on every side of a block's edge, with AVX2 and without.
 func TestEnd(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -139,9 +139,13 @@ func checkEnd(t *testing.T, body []byte) {
 		saved := hasAVX2
 		hasAVX2 = avx
 		got, f := End(b, 6)
+		skip := Skip(b, 6)
 		hasAVX2 = saved
 		if got != want || f != wantF {
 			t.Fatalf("avx2 %v, body %q: End = %d, %04b; want %d, %04b", avx, body, got, f, want, wantF)
+		}
+		if skip != want {
+			t.Fatalf("avx2 %v, body %q: Skip = %d, want %d", avx, body, skip, want)
 		}
 	}
 }
@@ -162,9 +166,18 @@ func BenchmarkEnd(b *testing.B) {
 	}
 	body := append(s.Bytes(), `"}`...)
 	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		if e, _ := End(body, 0); e < 0 {
-			b.Fatal("no end")
+	b.Run("End", func(b *testing.B) {
+		for b.Loop() {
+			if e, _ := End(body, 0); e < 0 {
+				b.Fatal("no end")
+			}
 		}
-	}
+	})
+	b.Run("Skip", func(b *testing.B) {
+		for b.Loop() {
+			if Skip(body, 0) < 0 {
+				b.Fatal("no end")
+			}
+		}
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/internal/strscan"
 )
 
 // The fold reads journal lines with rawjson: it walks the envelope's and
@@ -519,7 +520,7 @@ func strField(b []byte, vs int, dst *[]byte) int {
 // b[i] (a '"'), or -1, as rawjson.SkipString does: the first quote after
 // an even number of backslashes ends it. Its first 32 bytes are scanned
 // eight at a time, escapes taken as they come (most strings are short);
-// the rest of a longer string with bytes.IndexByte.
+// the rest of a longer string 64 bytes at a time (strscan.Skip).
 func skipString(b []byte, i int) int {
 	if i >= len(b) || b[i] != '"' {
 		return -1
@@ -545,22 +546,10 @@ func skipString(b []byte, i int) int {
 			j++
 		}
 	}
-	for j < len(b) {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		j += k
-		n := 0 // backslashes before the quote: an odd number escapes it
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		j++
-		if n%2 == 0 {
-			return j
-		}
+	if j >= len(b) {
+		return -1
 	}
-	return -1
+	return strscan.Skip(b, j)
 }
 
 const (
