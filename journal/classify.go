@@ -17,6 +17,9 @@ type classifier struct {
 	rd     bytes.Reader
 	dec    *jsontext.Decoder
 	intern map[string]uint16 // a cache of the process-wide type table
+	// recent caches the types of the last lines, by their first and last
+	// bytes: most lines have one of a few types.
+	recent [64]recentType
 	keys   []string
 	names  [][]byte // the fast path's top-level names
 
@@ -30,6 +33,12 @@ var (
 	strictOpts  = []jsontext.Options{jsontext.AllowDuplicateNames(false), jsontext.AllowInvalidUTF8(true)}
 	lenientOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 )
+
+// recentType is a type and its index in the type table.
+type recentType struct {
+	name string
+	id   uint16
+}
 
 func newClassifier() *classifier {
 	c := &classifier{intern: map[string]uint16{}}

@@ -274,14 +274,23 @@ func unhex(c byte) int {
 }
 
 func (c *classifier) internBytes(b []byte) uint16 {
-	if v, ok := c.intern[string(b)]; ok { // no allocation for the lookup
-		return v
+	if len(b) == 0 {
+		return c.internStr("")
 	}
-	return c.internStr(string(b))
+	slot := &c.recent[(int(b[0])^int(b[len(b)-1])*7^len(b)*13)&63]
+	if slot.name == string(b) && slot.name != "" { // no allocation for the comparison
+		return slot.id
+	}
+	v, ok := c.intern[string(b)] // no allocation for the lookup
+	if !ok {
+		v = c.internStr(string(b))
+	}
+	*slot = recentType{typeName(v), v}
+	return v
 }
 
 func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i

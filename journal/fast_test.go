@@ -2,6 +2,8 @@ package journal
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 	"time"
@@ -145,5 +147,24 @@ func BenchmarkClassify(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The classifier's cache of recent types never gives a line another
+// line's type, however the types share its slots.
+func TestRecentTypes(t *testing.T) {
+	c := newClassifier()
+	var names []string
+	for i := range 300 {
+		names = append(names, fmt.Sprintf("t%d.%c", i*7919%1000, 'a'+i%26))
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		name := names[rng.IntN(len(names))]
+		var r Record
+		c.classify([]byte(`{"type":"`+name+`","seq":1}`), &r)
+		if r.Type() != name {
+			t.Fatalf("a line of type %q classified as %q", name, r.Type())
+		}
 	}
 }
