@@ -693,8 +693,21 @@ func validLiteral(s []byte) bool {
 // (quotes taken off), is one a JSON decoder accepts (model.FromRaw's, or
 // unquote's for a literal with escapes): no raw quote or control
 // character, only valid escapes (invalid UTF-8 and lone surrogates become
-// U+FFFD). Eight bytes at a time between escapes.
+// U+FFFD). 64 bytes at a time (strscan.End); a literal with a \u escape of
+// a surrogate, or a bad escape, is judged by strictEscapes.
 func strictLiteral(s []byte) bool {
+	end, f := strscan.End(s, 0)
+	switch {
+	case end >= 0 || f&strscan.Control != 0: // a raw quote, a control character
+		return false
+	case f&strscan.BadEscape != 0:
+		return strictEscapes(s)
+	}
+	return true
+}
+
+// strictEscapes is strictLiteral eight bytes at a time between escapes.
+func strictEscapes(s []byte) bool {
 	for i := 0; ; {
 		for i+8 <= len(s) {
 			x := binary.LittleEndian.Uint64(s[i:])

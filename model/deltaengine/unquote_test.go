@@ -49,3 +49,17 @@ func FuzzSkipString(f *testing.F) {
 		}
 	})
 }
+
+// strictLiteral, 64 bytes at a time, judges a literal's contents as
+// strictEscapes does one escape at a time.
+func FuzzStrictLiteral(f *testing.F) {
+	for _, s := range []string{``, `a`, `a\"b`, `\ud800`, `\ud83d\ude00`, `\u12`, `\x`, `"`, "\x01", `\`,
+		strings.Repeat(`ab\n\"`, 30) + `\uDFFF` + strings.Repeat("é", 40), strings.Repeat("x", 63) + `\`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) {
+		if got, want := strictLiteral(s), strictEscapes(s); got != want {
+			t.Fatalf("strictLiteral(%q) = %v, strictEscapes %v", s, got, want)
+		}
+	})
+}
