@@ -261,18 +261,6 @@ func scanString(b []byte, i int) (end int, esc bool) {
 	return end, esc
 }
 
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
-}
-
 func (c *classifier) internBytes(b []byte) uint16 {
 	if len(b) == 0 {
 		return c.internStr("")
