@@ -12,6 +12,8 @@ package strscan
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
 )
 
 // Flags say what a string's body holds, up to its closing quote.
@@ -157,32 +159,10 @@ func validEscape(b []byte, k int) bool {
 	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 		return true
 	case 'u':
-		if k+6 > len(b) {
-			return false
-		}
-		v := 0
-		for _, h := range b[k+2 : k+6] {
-			d := unhex(h)
-			if d < 0 {
-				return false
-			}
-			v = v<<4 | d
-		}
-		return v < 0xD800 || v > 0xDFFF
+		v, ok := rawjson.Hex4(b[k:])
+		return ok && (v < 0xD800 || v > 0xDFFF)
 	}
 	return false
-}
-
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }
 
 // masksSWAR returns, for the 64 bytes b[0:64], bit masks (bit k for byte
