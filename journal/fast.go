@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"unicode/utf8"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/internal/strscan"
@@ -252,10 +251,7 @@ func scanString(b []byte, i int) (end int, esc bool) {
 	}
 	end, f := strscan.End(b, j)
 	esc = f&strscan.Escapes != 0
-	if end < 0 || f&(strscan.Control|strscan.BadEscape) != 0 {
-		return -1, esc
-	}
-	if f&strscan.NonASCII != 0 && !utf8.Valid(b[j:end-1]) {
+	if end < 0 || f&(strscan.Control|strscan.BadEscape|strscan.BadUTF8) != 0 {
 		return -1, esc
 	}
 	return end, esc

@@ -13,3 +13,8 @@ func quotes(b []byte) (quote, bslash uint64) {
 	quote, bslash, _, _, _, _ = masksSWAR(b)
 	return quote, bslash
 }
+
+// masksAVX2 is never called: hasAVX2 is false.
+func masksAVX2(p *byte) (quote, bslash, ctl, high, letter, u uint64) {
+	panic("strscan: no AVX2 on this architecture")
+}

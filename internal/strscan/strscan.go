@@ -12,6 +12,7 @@ package strscan
 import (
 	"encoding/binary"
 	"math/bits"
+	"unicode/utf8"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
 )
@@ -28,9 +29,10 @@ const (
 	BadEscape
 	// Control: a raw control character (a byte below 0x20).
 	Control
-	// NonASCII: a byte above 0x7f; whether they are valid UTF-8 is the
-	// caller's to check.
+	// NonASCII: a byte above 0x7f.
 	NonASCII
+	// BadUTF8: bytes above 0x7f that are not valid UTF-8.
+	BadUTF8
 )
 
 // End returns the index just after the closing quote of the JSON string
@@ -41,12 +43,16 @@ const (
 // into a padded buffer) and does not allocate.
 func End(b []byte, j int) (end int, f Flags) {
 	var carry uint64 // 1 when the block before ended with a backslash that starts an escape
+	next := j        // where the next character starts, after the last non-ASCII one decoded
 	for p := j; p < len(b); p += 64 {
 		var q, bs, ctl, high, letter, u uint64
-		if len(b)-p >= 64 {
-			q, bs, ctl, high, letter, u = masks(b[p:])
-		} else {
+		switch {
+		case len(b)-p < 64:
 			q, bs, ctl, high, letter, u = lastMasks(b[p:])
+		case hasAVX2: // the call, not masks', which does not inline
+			q, bs, ctl, high, letter, u = masksAVX2(&b[p])
+		default:
+			q, bs, ctl, high, letter, u = masks(b[p:])
 		}
 		escaped, starts := escapes(bs, &carry)
 		uq := q &^ escaped
@@ -57,8 +63,22 @@ func End(b []byte, j int) (end int, f Flags) {
 		if ctl&before != 0 {
 			f |= Control
 		}
-		if high&before != 0 {
+		if hb := high & before; hb != 0 {
+			// Decode the character at each byte above 0x7f that does not
+			// belong to the one before (its bytes are all above 0x7f, so
+			// none is the closing quote).
 			f |= NonASCII
+			for ; hb != 0; hb &= hb - 1 {
+				k := p + bits.TrailingZeros64(hb)
+				if k < next {
+					continue
+				}
+				r, size := utf8.DecodeRune(b[k:])
+				if r == utf8.RuneError && size <= 1 {
+					f |= BadUTF8
+				}
+				next = k + size
+			}
 		}
 		if starts&before != 0 {
 			f |= Escapes

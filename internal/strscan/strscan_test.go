@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // refMasks is masks one byte at a time.
@@ -34,6 +35,19 @@ func refMasks(b []byte) (quote, bslash, ctl, high, letter, u uint64) {
 
 // refEnd is End one byte at a time, as a JSON reader walks a string.
 func refEnd(b []byte, j int) (int, Flags) {
+	end, f := refEscapes(b, j)
+	body := b[j:]
+	if end >= 0 {
+		body = b[j : end-1]
+	}
+	if !utf8.Valid(body) {
+		f |= BadUTF8
+	}
+	return end, f
+}
+
+// refEscapes is refEnd without the UTF-8 check.
+func refEscapes(b []byte, j int) (int, Flags) {
 	var f Flags
 	for k := j; k < len(b); k++ {
 		switch c := b[k]; {
@@ -122,7 +136,8 @@ func TestEnd(t *testing.T) {
 			cases = append(cases, []byte(s))
 		}
 	}
-	cases = append(cases, []byte(`\u00e9 \ud800 \uzzzz \u12"`), []byte(strings.Repeat(`\"`, 100)+`"`), []byte(`\`))
+	cases = append(cases, []byte(`\u00e9 \ud800 \uzzzz \u12"`), []byte(strings.Repeat(`\"`, 100)+`"`), []byte(`\`),
+		[]byte(strings.Repeat("x", 62)+"→ é\xff\xc3\"z"), []byte(strings.Repeat("é", 40)+"\xe2\x86"), []byte("\xa9 a continuation first\""))
 	for _, body := range cases {
 		checkEnd(t, body)
 	}
