@@ -49,10 +49,10 @@ func End(b []byte, j int) (end int, f Flags) {
 		switch {
 		case len(b)-p < 64:
 			q, bs, ctl, high, letter, u = lastMasks(b[p:])
-		case hasAVX2: // the call, not masks', which does not inline
+		case hasAVX2: // masks' dispatch here: masks does not inline
 			q, bs, ctl, high, letter, u = masksAVX2(&b[p])
 		default:
-			q, bs, ctl, high, letter, u = masks(b[p:])
+			q, bs, ctl, high, letter, u = masksSWAR(b[p:])
 		}
 		escaped, starts := escapes(bs, &carry)
 		uq := q &^ escaped
