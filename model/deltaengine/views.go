@@ -88,14 +88,8 @@ type actEvent struct {
 // view: the readers of one view share their decoded events, so each
 // observation is decoded once for the message and the action that show it.
 func (r *reader) info(j int) *actEvent {
-	if r.infos != nil && r.infos[j] != nil {
-		return r.infos[j]
-	}
-	if a := r.some[j]; a != nil {
-		return a
-	}
-	if a, ok := r.a.cached(j).(*actEvent); ok {
-		r.share(j, a)
+	if a := r.decoded(j); a != nil {
+		r.share(j, a) // from the log's cache: the view keeps it too
 		return a
 	}
 	e := r.get(j)

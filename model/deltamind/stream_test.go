@@ -16,11 +16,7 @@ import (
 // batch of either goroutine, gets the items up to there and leaves no
 // goroutine behind.
 func TestStreamViewBatches(t *testing.T) {
-	j := journaltest.Generated(t, "deltamind", "provenance.jsonl", 5*streamBatch+300, 6)
-	s := Format.Init()
-	if err := j.Each(1, 1<<30, func(ev model.Event) error { s = Format.Apply(s, ev); return nil }); err != nil {
-		t.Fatal(err)
-	}
+	s := foldGenerated(t, 5*streamBatch+300, 6)
 	want, _ := s.View().Get("items")
 	items := want.([]any)
 	if len(items) < 3*streamBatch {
@@ -55,11 +51,7 @@ func TestStreamViewBatches(t *testing.T) {
 // here), give View's items in order, each marshalled when its yield gets
 // it (the items are Transient); a part stopped early stops.
 func TestStreamViewParts(t *testing.T) {
-	j := journaltest.Generated(t, "deltamind", "provenance.jsonl", 3*streamBatch+100, 7)
-	s := Format.Init()
-	if err := j.Each(1, 1<<30, func(ev model.Event) error { s = Format.Apply(s, ev); return nil }); err != nil {
-		t.Fatal(err)
-	}
+	s := foldGenerated(t, 3*streamBatch+100, 7)
 	want, _ := s.View().Get("items")
 	lazy, _ := Format.(model.StreamViews).StreamView(s).Get("items")
 	if !lazy.(model.Lazy).Transient {
@@ -104,4 +96,16 @@ func TestStreamViewParts(t *testing.T) {
 	if n != 5 {
 		t.Fatalf("a part stopped after 5 items yielded %d", n)
 	}
+}
+
+// foldGenerated is the state after every event of a generated DeltaMind
+// journal of n events.
+func foldGenerated(t *testing.T, n int, seed int64) model.State {
+	t.Helper()
+	j := journaltest.Generated(t, "deltamind", "provenance.jsonl", n, seed)
+	s := Format.Init()
+	if err := j.Each(1, 1<<30, func(ev model.Event) error { s = Format.Apply(s, ev); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
