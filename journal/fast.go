@@ -12,9 +12,11 @@ import (
 
 // The fast path of the classifier: one pass over the line that validates
 // it as a JSON object (RFC 8259 grammar, UTF-8, escapes) and picks the
-// top-level type on the way, without building tokens or decoding anything. String bodies, most of a journal's bytes, are
-// skipped eight bytes at a time. Anything it does not accept outright goes
-// to the tokenizer (classify's slow path), which says what is wrong.
+// top-level type on the way, without building tokens or decoding anything.
+// String bodies, most of a journal's bytes, are read eight bytes at a time
+// while they are short and 64 at a time after that (scanString). Anything
+// it does not accept outright goes to the tokenizer (classify's slow path),
+// which says what is wrong.
 
 // maxFastDepth is the nesting the fast path follows; deeper lines go to the
 // tokenizer.

@@ -163,16 +163,16 @@ func keyText(lit []byte) string {
 // Engine, DeltaMind), in UTC at millisecond precision. It is the zero Time
 // when there is none or it is not a plausible time.
 func LineTime(raw []byte) time.Time {
-	var ms int64
+	var ts []byte
 	if !rawjson.Members(raw, func(name, v []byte) bool {
 		if rawjson.NameIs(name, "timestamp") {
-			ms = timestampOf(v)
+			ts = v
 		}
 		return true
-	}) || ms == 0 {
+	}) {
 		return time.Time{}
 	}
-	return time.UnixMilli(ms).UTC()
+	return ParseTimestamp(ts)
 }
 
 // ParseTimestamp returns the time a "timestamp" member's value gives, as
