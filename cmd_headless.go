@@ -97,12 +97,8 @@ EXPR over the state is true (exit status 1 if it never is).`,
 // and the journal is large (a gigabyte's state takes seconds to write).
 // start is when the command started.
 func (g *globalFlags) writeWithProgress(s *app.Session, start time.Time, stdout io.Writer, v any) error {
-	var size int64
-	if st, err := s.J.File().Stat(); err == nil {
-		size = st.Size()
-	}
 	cw := &countingWriter{w: stdout}
-	p := startWriting(g.stderr, s.J.Path, size, start, cw.n.Load)
+	p := startProgress(g.stderr, s.J.Index.Consumed(), start, writingLine(s.J.Path, cw.n.Load))
 	defer p.End()
 	return writeJSON(cw, v)
 }
@@ -238,8 +234,11 @@ which the jq expression EXPR is true (select(.type == "THOUGHT"),
 			}
 			w := bufio.NewWriterSize(stdout, 1<<16)
 			recs := s.J.Index.Records()
+			i := recs.EventIndex(from) - 1 // the record of the event before
 			err = s.J.Each(from, to, func(ev model.Event) error {
-				if len(types) > 0 && !slices.Contains(types, recs.Type(recs.EventIndex(ev.Pos))) {
+				for i++; !recs.IsEvent(i); i++ { // the next event's record, without a search
+				}
+				if len(types) > 0 && !slices.Contains(types, recs.Type(i)) {
 					return nil
 				}
 				if q != nil {

@@ -434,6 +434,10 @@ func stringBytes(v any) int {
 		if x != nil {
 			return len(*x)
 		}
+	case *string:
+		if x != nil {
+			return len(*x)
+		}
 	case model.Field:
 		return len(x.Key) + stringBytes(x.Value)
 	case model.Object:

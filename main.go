@@ -17,6 +17,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -234,10 +235,10 @@ func (g *globalFlags) withProgress(s *app.Session, read func() error) error {
 	if err != nil {
 		return err
 	}
-	p := startProgress(g.stderr, s.J.Path, st.Size(), func() (int64, int) {
+	p := startProgress(g.stderr, st.Size(), time.Now(), readingLine(s.J.Path, st.Size(), func() (int64, int) {
 		_, evs := s.J.Index.Counts()
 		return s.J.Index.Consumed(), evs
-	})
+	}))
 	defer p.End()
 	return read()
 }

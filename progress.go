@@ -40,15 +40,15 @@ type progress struct {
 	stopped chan struct{}
 }
 
-// startProgress shows progress reading path (total bytes) on stderr when
-// stderr is a terminal and the journal is large; done reports the bytes
-// and events read so far and must be safe to call while the work runs.
-// It returns nil, which shows nothing, otherwise.
-func startProgress(stderr io.Writer, path string, total int64, done func() (int64, int)) *progress {
-	if !showsProgress(stderr, total) {
+// startProgress shows the line text gives (readingLine, writingLine) on
+// stderr, from progressDelay after start on, when stderr is a terminal and
+// the journal is large (size bytes); text must be safe to call while the
+// work runs. It returns nil, which shows nothing, otherwise.
+func startProgress(stderr io.Writer, size int64, start time.Time, text func(time.Duration) string) *progress {
+	if !showsProgress(stderr, size) {
 		return nil
 	}
-	return newProgress(stderr, path, total, done)
+	return drawProgress(stderr, start, text)
 }
 
 // showsProgress reports whether reading a journal of size bytes shows
@@ -58,24 +58,8 @@ func showsProgress(stderr io.Writer, size int64) bool {
 	return ok && size >= progressMin && term.IsTerminal(f.Fd())
 }
 
-// newProgress draws on w whatever it is (tests give a buffer).
-func newProgress(w io.Writer, path string, total int64, done func() (int64, int)) *progress {
-	return drawProgress(w, time.Now(), readingLine(path, total, done))
-}
-
-// startWriting shows how much of the state of the journal at path (size
-// bytes) has been written, once the command has run (since start) for
-// progressDelay, when stderr is a terminal and the journal is large;
-// written must be safe to call while the writing runs. nil shows nothing.
-func startWriting(stderr io.Writer, path string, size int64, start time.Time, written func() int64) *progress {
-	if !showsProgress(stderr, size) {
-		return nil
-	}
-	return drawProgress(stderr, start, writingLine(path, written))
-}
-
-// drawProgress draws the line text gives on w every progressEvery, from
-// progressDelay after start on.
+// drawProgress draws the line text gives on w, whatever w is (tests give
+// a buffer), every progressEvery from progressDelay after start on.
 func drawProgress(w io.Writer, start time.Time, text func(time.Duration) string) *progress {
 	p := &progress{w: w, text: text, start: start, stop: make(chan struct{}), stopped: make(chan struct{})}
 	go p.run()

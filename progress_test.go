@@ -35,7 +35,7 @@ func (s *syncBuffer) String() string {
 // the file's name made safe, and erases it when the reading is over.
 func TestProgressLine(t *testing.T) {
 	var w syncBuffer
-	p := newProgress(&w, "/runs/evil\x1b]0;pwned\x07.jsonl", 200<<20, func() (int64, int) { return 50 << 20, 1234 })
+	p := drawProgress(&w, time.Now(), readingLine("/runs/evil\x1b]0;pwned\x07.jsonl", 200<<20, func() (int64, int) { return 50 << 20, 1234 }))
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(w.String(), "of 200.0 MiB") && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
@@ -84,7 +84,7 @@ func TestProgressWriting(t *testing.T) {
 // terminal (a file, a pipe, a buffer) never gets a progress line.
 func TestProgressQuiet(t *testing.T) {
 	var w syncBuffer
-	newProgress(&w, "j.jsonl", 1<<30, func() (int64, int) { return 0, 0 }).End()
+	drawProgress(&w, time.Now(), readingLine("j.jsonl", 1<<30, func() (int64, int) { return 0, 0 })).End()
 	if w.String() != "" {
 		t.Errorf("progress of quick work wrote %q", w.String())
 	}
@@ -94,7 +94,7 @@ func TestProgressQuiet(t *testing.T) {
 	}
 	defer f.Close()
 	for _, stderr := range []io.Writer{f, &w} {
-		if p := startProgress(stderr, "j.jsonl", 1<<30, nil); p != nil {
+		if p := startProgress(stderr, 1<<30, time.Now(), readingLine("j.jsonl", 1<<30, nil)); p != nil {
 			p.End()
 			t.Errorf("progress started on %T, which is not a terminal", stderr)
 		}

@@ -102,7 +102,8 @@ func (t *timeline) setRecords(recs journal.Records, reset bool) {
 	t.recs = recs
 	if t.first.IsZero() && t.scanned < 64 {
 		// Relative times count from the first timestamp among the first
-		// records (read from their lines: the index keeps no times).
+		// records (read from their lines: the index keeps no times). The
+		// rows described for it are kept for fill.
 		for i, rec := range recs.All(t.scanned) {
 			if i >= 64 {
 				break
@@ -111,11 +112,14 @@ func (t *timeline) setRecords(recs journal.Records, reset bool) {
 			if !rec.Event() {
 				continue
 			}
-			if raw, err := t.sess.Read(rec); err == nil {
-				if tm := rec.TimeIn(raw); !tm.IsZero() {
-					t.first = tm
-					break
-				}
+			row, ok := t.rows[i]
+			if !ok {
+				row = t.describe(i)
+				t.rows[i] = row
+			}
+			if !row.Time.IsZero() {
+				t.first = row.Time
+				break
 			}
 		}
 	}

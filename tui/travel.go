@@ -260,34 +260,32 @@ func (m *Model) requestSearch(q *query.Query) tea.Cmd {
 	}
 }
 
-// playDelay is how long to wait before the event after the selected one:
-// the gap between their timestamps divided by the speed (at most 5 s), or
-// nothing when instant.
-func (m *Model) playDelay() time.Duration {
+// playDelay returns what works out how long to wait before the event after
+// the selected one: the gap between their timestamps divided by the speed
+// (at most 5 s; 100 ms at that speed when either has none), which reads
+// their lines, so nextPlay calls it off the UI goroutine. It returns nil
+// when there is nothing to wait for (instant speed, the last event).
+func (m *Model) playDelay() func() time.Duration {
 	sp := speeds[m.tv.speed]
-	if sp < 0 {
-		return 0
-	}
 	i := m.tl.selRow()
-	if i+1 >= m.tl.count() {
-		return 0
+	if sp < 0 || i+1 >= m.tl.count() {
+		return nil
 	}
-	a, b := m.recordTime(m.tl.at(i)), m.recordTime(m.tl.at(i+1))
-	if a.IsZero() || b.IsZero() || !b.After(a) {
-		return time.Duration(float64(100*time.Millisecond) / sp)
+	j := m.sess.J
+	a, b := m.tl.recs.At(m.tl.at(i)), m.tl.recs.At(m.tl.at(i+1))
+	return func() time.Duration {
+		ta, tb := recordTime(j, a), recordTime(j, b)
+		if ta.IsZero() || tb.IsZero() || !tb.After(ta) {
+			return time.Duration(float64(100*time.Millisecond) / sp)
+		}
+		return min(time.Duration(float64(tb.Sub(ta))/sp), 5*time.Second)
 	}
-	d := time.Duration(float64(b.Sub(a)) / sp)
-	if d > 5*time.Second {
-		d = 5 * time.Second
-	}
-	return d
 }
 
-// recordTime is the timestamp of record i, read from its line; zero when
-// it has none.
-func (m *Model) recordTime(i int) time.Time {
-	rec := m.tl.recs.At(i)
-	raw, err := m.sess.J.Read(rec)
+// recordTime is the timestamp of rec, read from its line; zero when it has
+// none or cannot be read. Safe on any goroutine.
+func recordTime(j *journal.Journal, rec journal.Record) time.Time {
+	raw, err := j.Read(rec)
 	if err != nil {
 		return time.Time{}
 	}
@@ -296,11 +294,14 @@ func (m *Model) recordTime(i int) time.Time {
 
 func (m *Model) nextPlay() tea.Cmd {
 	gen := m.tv.playGen
-	d := m.playDelay()
-	if d <= 0 {
+	delay := m.playDelay()
+	if delay == nil {
 		return func() tea.Msg { return playMsg{gen: gen} }
 	}
-	return tea.Tick(d, func(time.Time) tea.Msg { return playMsg{gen: gen} })
+	return func() tea.Msg {
+		time.Sleep(delay())
+		return playMsg{gen: gen}
+	}
 }
 
 func (m *Model) stopPlay() {

@@ -28,7 +28,7 @@ type field struct {
 // members counts, as in JSON.parse.
 type top struct {
 	seq, id, typ, timestamp, payload field
-	tsLit                            []byte // the timestamp's literal, valid while the line is
+	ts                               time.Time // the timestamp, read as the timeline reads it
 
 	streamID, correlationID, causationID field
 	actor, metadata                      field
@@ -62,7 +62,7 @@ func (s *scanner) scan(raw []byte, t *top) bool {
 			f = &t.typ
 		case "timestamp":
 			f = &t.timestamp
-			t.tsLit = v
+			t.ts = journal.ParseTimestamp(v)
 		case "payload":
 			f = &t.payload
 		case "stream_id":
@@ -170,12 +170,13 @@ func (c *checker) events() error {
 		seenSeqs = map[int64]int32{}
 	}
 	err := c.s.J.Each(1, recs.Events(), func(ev model.Event) error {
-		rec := recs.Event(ev.Pos)
+		// The event's record, from what Each gives (no search).
+		rec := journal.Record{Off: ev.Off, Len: int64(len(ev.Raw)), Line: int32(ev.Line), Pos: int32(ev.Pos)}
 		r := &rec
 		if !sc.scan(ev.Raw, &t) {
 			return nil
 		}
-		if ts := journal.ParseTimestamp(t.tsLit); !ts.IsZero() {
+		if ts := t.ts; !ts.IsZero() {
 			if !prevTS.IsZero() && ts.Before(prevTS) {
 				c.addAt(r, KindTimeBackwards, "timestamp %s is %s earlier than the one before it (line %d, %s); shown in file order, the order of the appends",
 					model.FormatTime(ts), prevTS.Sub(ts), prev.Line, model.FormatTime(prevTS))

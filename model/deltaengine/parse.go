@@ -709,18 +709,7 @@ func strictLiteral(s []byte) bool {
 // strictEscapes is strictLiteral eight bytes at a time between escapes.
 func strictEscapes(s []byte) bool {
 	for i := 0; ; {
-		for i+8 <= len(s) {
-			x := binary.LittleEndian.Uint64(s[i:])
-			q, bs := x^(lo8*'"'), x^(lo8*'\\')
-			if m := ((q-lo8)&^q | (bs-lo8)&^bs | (x-lo8*0x20)&^x) & hi8; m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		for i < len(s) && s[i] != '"' && s[i] != '\\' && s[i] >= 0x20 {
-			i++
-		}
+		i += special(s[i:])
 		if i >= len(s) {
 			return true
 		}

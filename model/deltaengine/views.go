@@ -88,7 +88,10 @@ type actEvent struct {
 // view: the readers of one view share their decoded events, so each
 // observation is decoded once for the message and the action that show it.
 func (r *reader) info(j int) *actEvent {
-	if a := r.decoded(j); a != nil {
+	if a := r.viewed(j); a != nil {
+		return a
+	}
+	if a, ok := r.a.cached(j).(*actEvent); ok {
 		r.share(j, a) // from the log's cache: the view keeps it too
 		return a
 	}
@@ -243,13 +246,19 @@ func (r *reader) actionWith(id string, withObs bool) (a action, ok bool) {
 	return a, true
 }
 
-// decoded returns the action event of entry j if the reader's view has
-// decoded it already, or nil.
-func (r *reader) decoded(j int) *actEvent {
+// viewed returns the action event of entry j that the reader's view has
+// kept (share), or nil.
+func (r *reader) viewed(j int) *actEvent {
 	if r.infos != nil && r.infos[j] != nil {
 		return r.infos[j]
 	}
-	if a := r.some[j]; a != nil {
+	return r.some[j]
+}
+
+// decoded returns the action event of entry j if the reader's view has
+// decoded it already, or nil.
+func (r *reader) decoded(j int) *actEvent {
+	if a := r.viewed(j); a != nil {
 		return a
 	}
 	if a, ok := r.a.cached(j).(*actEvent); ok {
