@@ -6,16 +6,16 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
 )
 
 // A decoder reads the lines of a lineage's entries back (from the journal
-// file, or inline) and decodes them with line.parse and parseDelta, the
-// full readers: an item is rebuilt by applying the deltas of its versions
-// in order, as the reconciler applied them.
+// file, or inline) and decodes what the views show of them
+// (lineFields.read, which decodes as line.parse and parseDelta do): an item
+// is rebuilt by applying the deltas of its versions in order, as the
+// reconciler applied them.
 //
 // A sequential decoder, for the views that walk items in creation order,
 // reads the file in windows (up to 8 MiB for those that walk them all,
@@ -260,7 +260,6 @@ type itemVal struct {
 	touches                              int
 	sid                                  uint32 // semanticHash of the summary the last upsert gave
 	kind, sidKind, status                uint8  // indexes in itemKinds, itemStatuses
-	branch                               bool   // whether tags holds "branch"
 }
 
 func (it *itemVal) statusName() string { return itemStatuses[it.status] }
@@ -303,7 +302,7 @@ func (d *decoder) item(i int32, seq int64) itemVal {
 func broken(loc uint64) itemVal {
 	c := classOf(loc)
 	return itemVal{summary: "[rewind: the journal changed at offset " + strconv.FormatUint(locOf(loc), 10) + " since it was read]",
-		kind: kindOfClass(c), sidKind: kindOfClass(c), status: statusOfClass(c), branch: branchOfClass(c)}
+		kind: kindOfClass(c), sidKind: kindOfClass(c), status: statusOfClass(c)}
 }
 
 // apply applies d, the delta of the item version whose seq is seq (first:
@@ -342,7 +341,6 @@ func (it *itemVal) apply(d *delta, seq int64, first bool, f format, sids *sidCac
 			it.summary = d.summary
 			if d.mode != "" {
 				it.tags = unionTags(it.tags, []string{d.mode})
-				it.branch = hasTag(it.tags, "branch")
 			}
 		case "task_closed":
 			it.status = sResolved
@@ -384,7 +382,6 @@ func (it *itemVal) upsert(d *delta, kind uint8, summary string, status uint8, co
 			it.tags = unionTags(it.tags, tags)
 		}
 	}
-	it.branch = hasTag(it.tags, "branch")
 	it.status, it.confidence = status, confidence
 	it.summary, it.sid, it.sidKind = summary, sids.hash(summary), kind
 	it.lastTouched = d.timestamp
@@ -482,18 +479,14 @@ func (it *itemVal) object() model.Object {
 			to = make(model.Object, 0, 2)
 		}
 		to = append(to, model.Field{Key: "turnId", Value: t.id})
-		if t.off != nil {
-			if off, err := model.FromRaw(t.off); err == nil && off != nil {
-				to = append(to, model.Field{Key: "offset", Value: off})
-			}
+		if off := turnOffset(t.off); off != nil {
+			to = append(to, model.Field{Key: "offset", Value: off})
 		}
 		turns = append(turns, to)
 	}
-	conf := any(it.confidence)
-	for i, c := range confidences {
-		if it.confidence == c {
-			conf = confidenceValues[i]
-		}
+	conf, ok := confidenceValue(it.confidence)
+	if !ok {
+		conf = it.confidence
 	}
 	o := append(model.Object(mem.fields[:0:10]), model.Field{Key: "id", Value: it.id}, model.Field{Key: "semanticId", Value: it.semanticID()},
 		model.Field{Key: "kind", Value: kindValues[it.kind]}, model.Field{Key: "summary", Value: it.summary},
@@ -501,13 +494,33 @@ func (it *itemVal) object() model.Object {
 		model.Field{Key: "scope", Value: "session"}, model.Field{Key: "sourceTurns", Value: turns},
 		model.Field{Key: "lastTouched", Value: it.lastTouched})
 	if len(it.tags) > 0 {
-		tags := make([]any, len(it.tags))
-		for i, t := range it.tags {
-			tags[i] = t
-		}
-		o = append(o, model.Field{Key: "tags", Value: tags})
+		o = append(o, model.Field{Key: "tags", Value: values(it.tags)})
 	}
 	return o
+}
+
+// confidenceValue returns confidence c as a view value made once, when c
+// is one of confidences.
+func confidenceValue(c string) (any, bool) {
+	for i, k := range confidences {
+		if c == k {
+			return confidenceValues[i], true
+		}
+	}
+	return nil, false
+}
+
+// turnOffset returns a sourceTurn's offset, its JSON literal raw, as View
+// shows it: nil when it has none.
+func turnOffset(raw []byte) any {
+	if raw == nil {
+		return nil
+	}
+	off, err := model.FromRaw(raw)
+	if err != nil {
+		return nil
+	}
+	return off
 }
 
 // itemScratch is where a part of StreamView's items builds each item's
@@ -564,18 +577,14 @@ func (it *itemVal) objectIn(sc *itemScratch) model.Object {
 	sc.reset()
 	turns := sc.list(len(it.turns), func(i int) any {
 		t := it.turns[i]
-		if t.off != nil {
-			if off, err := model.FromRaw(t.off); err == nil && off != nil {
-				return sc.obj(model.Field{Key: "turnId", Value: sc.str(t.id)}, model.Field{Key: "offset", Value: off})
-			}
+		if off := turnOffset(t.off); off != nil {
+			return sc.obj(model.Field{Key: "turnId", Value: sc.str(t.id)}, model.Field{Key: "offset", Value: off})
 		}
 		return sc.obj(model.Field{Key: "turnId", Value: sc.str(t.id)})
 	})
-	conf := sc.str(it.confidence)
-	for i, c := range confidences {
-		if it.confidence == c {
-			conf = confidenceValues[i]
-		}
+	conf, ok := confidenceValue(it.confidence)
+	if !ok {
+		conf = sc.str(it.confidence)
 	}
 	fs := [10]model.Field{{Key: "id", Value: sc.str(it.id)}, {Key: "semanticId", Value: sc.str(it.semanticID())},
 		{Key: "kind", Value: kindValues[it.kind]}, {Key: "summary", Value: sc.str(it.summary)},
@@ -673,7 +682,7 @@ func (d *delta) read(b []byte, i int, buf *[]sourceRef) int {
 				}
 				a.i = skipVal(b, e)
 				if a.i >= 0 {
-					d.alternatives = append(d.alternatives, view(b[e:a.i]))
+					d.alternatives = append(d.alternatives, strOf(b[e:a.i], false))
 				}
 			}
 			c.i = a.i
@@ -690,7 +699,7 @@ func (d *delta) read(b []byte, i int, buf *[]sourceRef) int {
 		case "confidence":
 			d.confidence, _ = c.str()
 		case "hard":
-			d.hard = string(c.value()) == "true"
+			d.hard, _ = rawjson.Bool(c.value())
 		case "mode":
 			d.mode, _ = c.str()
 		case "resolution":
@@ -744,11 +753,4 @@ func (d *delta) readTurns(b []byte, i int, buf *[]sourceRef) int {
 		a.i = c.i
 	}
 	return a.i
-}
-
-// view decodes the JSON string or null v as strVal does, without copying
-// when it has no escapes and is valid UTF-8.
-func view(v []byte) string {
-	b := decoded(v)
-	return unsafe.String(unsafe.SliceData(b), len(b))
 }

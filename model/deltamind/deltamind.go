@@ -163,7 +163,7 @@ func (l *line) parse(raw []byte) bool {
 	ok := object(raw, func(n, v []byte) (ok bool) {
 		switch string(n) {
 		case "type":
-			typ, ok = v, isStr(v)
+			typ, ok = v, rawjson.IsStr(v)
 		case "seq":
 			l.seq, ok = v, true
 		case "timestamp":

@@ -1,7 +1,6 @@
 package deltamind
 
 import (
-	"bytes"
 	"unicode/utf8"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
@@ -9,7 +8,7 @@ import (
 
 // The fold reads of each line only what the next lines depend on: the
 // line's type, whether it decodes (every member the views read has the
-// right JSON type: see line.parse and parseDelta, which the views use), and
+// right JSON type, as line.parse and parseDelta, the full readers, say), and
 // of its delta the kind, the id or targetId, whether its mode is "branch"
 // and how many sourceTurns it has. scan does that in one walk of the line,
 // decoding only those strings, and only when they hold escapes.
@@ -80,9 +79,6 @@ func kindIndex(kind []byte) int8 {
 	return -1
 }
 
-// isStr reports whether v fills a Go string: a JSON string or null.
-func isStr(v []byte) bool { return len(v) > 0 && (v[0] == '"' || v[0] == 'n') }
-
 // decoded returns the string v (a JSON string or null) decoded as strVal
 // decodes it, without copying when it has no escapes and is valid UTF-8.
 func decoded(v []byte) []byte {
@@ -144,15 +140,6 @@ func unescape(v []byte) ([]byte, bool) {
 	return out, true
 }
 
-// memberName returns a member name as written between its quotes, with
-// its escapes decoded.
-func memberName(n []byte) []byte {
-	if bytes.IndexByte(n, '\\') < 0 {
-		return n
-	}
-	return rawjson.Name(n)
-}
-
 // scan reads raw, one line, into sc. It reports false when line.parse
 // would: raw is not an object, a "type", "timestamp" or "reason" is not a
 // string or null, or the last "seq" is not a number.
@@ -170,7 +157,7 @@ func (sc *scanned) scan(raw []byte) bool {
 			sc.delta = false
 			c.value()
 		case "type":
-			if typ = c.value(); typ != nil && !isStr(typ) {
+			if typ = c.value(); typ != nil && !rawjson.IsStr(typ) {
 				return false
 			}
 		case "seq":
@@ -296,7 +283,7 @@ func scanStrings(b []byte, i int) (int, bool) {
 			break
 		}
 		j := skipVal(b, e)
-		ok = ok && j >= 0 && isStr(b[e:j])
+		ok = ok && j >= 0 && rawjson.IsStr(b[e:j])
 		a.i = j
 	}
 	return a.i, ok

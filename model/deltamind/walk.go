@@ -143,7 +143,7 @@ func (c *cursor) next() bool {
 	}
 	c.name = b[i+1 : e-1]
 	if !plain {
-		c.name = memberName(c.name)
+		c.name = rawjson.Name(c.name)
 	}
 	i = ws(b, e)
 	if i >= len(b) || b[i] != ':' {
