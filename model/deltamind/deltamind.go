@@ -129,12 +129,6 @@ func (d *delta) target() string {
 	return d.id
 }
 
-// scanned returns what the fold reads of d.
-func (d *delta) scanned() scanned {
-	return scanned{typ: lineAccepted, delta: true, kind: kindIndex(bytesOf(d.kind)), id: bytesOf(d.id),
-		target: bytesOf(d.targetID), branch: d.mode == "branch", turns: len(d.turns)}
-}
-
 // seqValue returns a line's seq (a JSON number) as a view value: int64
 // for integers, the number as written otherwise.
 func seqValue(raw []byte) any {
@@ -513,16 +507,6 @@ func (l *lineage) judge(ns *state, sc *scanned) verdict {
 	}
 	old := l.classAt(i, ns.seq-1)
 	return verdict{item: i, from: old, to: classFor(kindOfClass(old), status, branchOfClass(old) || sc.kind == dBranchCreated)}
-}
-
-// reconcile applies delta d to ns (a copy of the old state, its version
-// incremented, whose lineage is locked) as reconciler.ts applyDelta does,
-// without recording anything, and returns the rejection reason, or "".
-// write must be false: Apply records what judge decides.
-func (f format) reconcile(ns *state, d *delta, write bool) string {
-	sc := d.scanned()
-	vd := ns.lin.judge(ns, &sc)
-	return reason(vd.why, vd.oldKind, d.kind, d.targetID)
 }
 
 // reason returns the rejection reason reconciler.ts gives for why, for a

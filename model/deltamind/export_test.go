@@ -109,3 +109,50 @@ func FuzzUnescape(f *testing.F) {
 		}
 	})
 }
+
+// Readers of the lineage and the fold that only the tests use.
+
+// item is one version of an item as the lineage holds it: its index in
+// ivs. What the item holds is read back from its lines (decoder).
+type item struct {
+	k   int32 // the version's index in ivs
+	loc uint64
+}
+
+func class(it *item) uint8 { return classOf(it.loc) }
+
+// seqAt returns the seq as of version v (the number of item versions).
+// The caller holds l.mu.
+func (l *lineage) seqAt(v int64) int64 {
+	k := v / countsEvery
+	seq := l.counts[k].seq
+	for u := k*countsEvery + 1; u <= v; u++ {
+		if l.step(u) == stepItem {
+			seq++
+		}
+	}
+	return seq
+}
+
+// at returns item i as of version v (at or after its creation). The
+// caller holds l.mu.
+func (l *lineage) at(i int32, v int64) *item {
+	k := l.version(i, l.seqAt(v))
+	return &item{k: k, loc: l.ivs.at(int(k))}
+}
+
+// reconcile applies delta d to ns (a copy of the old state, its version
+// incremented, whose lineage is locked) as reconciler.ts applyDelta does,
+// without recording anything, and returns the rejection reason, or "".
+// write must be false: Apply records what judge decides.
+func (f format) reconcile(ns *state, d *delta, write bool) string {
+	sc := d.scanned()
+	vd := ns.lin.judge(ns, &sc)
+	return reason(vd.why, vd.oldKind, d.kind, d.targetID)
+}
+
+// scanned returns what the fold reads of d.
+func (d *delta) scanned() scanned {
+	return scanned{typ: lineAccepted, delta: true, kind: kindIndex(bytesOf(d.kind)), id: bytesOf(d.id),
+		target: bytesOf(d.targetID), branch: d.mode == "branch", turns: len(d.turns)}
+}

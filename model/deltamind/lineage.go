@@ -183,28 +183,6 @@ func kindOfClass(c uint8) uint8 {
 func statusOfClass(c uint8) uint8 { return c % uint8(len(itemStatuses)) }
 func branchOfClass(c uint8) bool  { return c >= uint8(len(itemKinds)*len(itemStatuses)) }
 
-// item is one version of an item as the lineage holds it: its index in
-// ivs. What the item holds is read back from its lines (decoder).
-type item struct {
-	k   int32 // the version's index in ivs
-	loc uint64
-}
-
-func class(it *item) uint8 { return classOf(it.loc) }
-
-// seqAt returns the seq as of version v (the number of item versions).
-// The caller holds l.mu.
-func (l *lineage) seqAt(v int64) int64 {
-	k := v / countsEvery
-	seq := l.counts[k].seq
-	for u := k*countsEvery + 1; u <= v; u++ {
-		if l.step(u) == stepItem {
-			seq++
-		}
-	}
-	return seq
-}
-
 // countsAt returns the number of items of each class as of version v.
 // The caller holds l.mu.
 func (l *lineage) countsAt(v int64) classCounts {
@@ -232,13 +210,6 @@ func (l *lineage) version(i int32, seq int64) int32 {
 		k = int64(l.revs.prev(int(k)))
 	}
 	return int32(k)
-}
-
-// at returns item i as of version v (at or after its creation). The
-// caller holds l.mu.
-func (l *lineage) at(i int32, v int64) *item {
-	k := l.version(i, l.seqAt(v))
-	return &item{k: k, loc: l.ivs.at(int(k))}
 }
 
 // classAt returns the class of item i among the first seq item versions.
