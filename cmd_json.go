@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"runtime"
 	"strconv"
@@ -220,7 +219,7 @@ func (e *encoder) scalar(v any, depth int) {
 		e.b = append(e.b, "null"...)
 		return
 	}
-	b, err := json.Marshal(v)
+	b, err := model.Marshal(v)
 	if err != nil {
 		if e.err == nil {
 			e.err = err

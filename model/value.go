@@ -45,9 +45,8 @@ func (l Literal) String() string {
 	return s
 }
 
-// MarshalJSON writes the decoded value of l as json.Marshal writes a
-// string.
-func (l Literal) MarshalJSON() ([]byte, error) { return json.Marshal(l.String()) }
+// MarshalJSON writes the decoded value of l as Marshal writes a string.
+func (l Literal) MarshalJSON() ([]byte, error) { return Marshal(l.String()) }
 
 // Get returns the value of the first member named key and whether it exists.
 func (o Object) Get(key string) (any, bool) {
@@ -67,7 +66,7 @@ func (o Object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(f.Key)
+		k, _ := Marshal(f.Key)
 		b.Write(k)
 		b.WriteByte(':')
 		v, err := marshalValue(f.Value)
@@ -100,8 +99,21 @@ func marshalValue(v any) ([]byte, error) {
 		b.WriteByte(']')
 		return b.Bytes(), nil
 	default:
-		return json.Marshal(v)
+		return Marshal(v)
 	}
+}
+
+// Marshal is json.Marshal without its HTML escaping: < > & are written as
+// they are, as JSON.stringify (the journals' writers) and jq write them.
+// rewind writes every JSON value it prints this way.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
 }
 
 // Indent returns v (an Object or any JSON value of the kinds Object holds)

@@ -16,7 +16,7 @@ import (
 // lit into a string first: runs of bytes both encodings write alike (text,
 // and the escapes \" \\ \b \f \n \r \t) are copied as they are, and only
 // what AppendJSONString writes another way is re-encoded: \/ and \u escapes
-// of characters it writes raw or with a short escape, < > & and DEL, the
+// of characters it writes raw or with a short escape, DEL, the
 // characters Sanitize makes visible. A lit that is not a JSON string
 // (unterminated, a raw control character or quote, a bad escape) is
 // written as its decoding gives it, the empty string when it has none; so
@@ -83,7 +83,7 @@ func AppendJSONLiteral(dst, lit []byte) []byte {
 				continue
 			}
 			dst = append(dst, s[run:i]...)
-			dst = appendASCII(dst, c) // < > & DEL
+			dst = appendASCII(dst, c) // DEL
 			i++
 		default:
 			if n := plainRune(s[i:]); n > 0 {
@@ -109,9 +109,8 @@ func AppendJSONLiteral(dst, lit []byte) []byte {
 }
 
 // plainRunSWAR returns the index of the first byte of s that
-// AppendJSONLiteral looks at ('"', '\\', '<', '>', '&', a control
-// character, DEL or non-ASCII), or len(s): sixteen bytes at a time, then
-// eight.
+// AppendJSONLiteral looks at ('"', '\\', a control character, DEL or
+// non-ASCII), or len(s): sixteen bytes at a time, then eight.
 func plainRunSWAR(s []byte) int {
 	n := len(s)
 	for len(s) >= 16 {
@@ -132,7 +131,7 @@ func plainRunSWAR(s []byte) int {
 		s = s[8:]
 	}
 	for i, c := range s {
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
 			return n - len(s) + i
 		}
 	}
@@ -142,10 +141,9 @@ func plainRunSWAR(s []byte) int {
 // special8 flags (with its top bit) the lowest byte of x that
 // plainRunSWAR stops at; bytes above it may be flagged wrongly.
 func special8(x uint64) uint64 {
-	qa := (x ^ quote8) &^ (0x04 * lo8) // '"' (0x22) and '&' (0x26) give 0
-	lg := (x ^ less8) &^ (0x02 * lo8)  // '<' (0x3c) and '>' (0x3e) give 0
+	q := x ^ quote8
 	bs := x ^ bslash8
-	return ((qa - lo8) | (lg - lo8) | (bs - lo8) | (x - ctl8) | ((x &^ hi8) + lo8) | x) & hi8
+	return ((q - lo8) | (bs - lo8) | (x - ctl8) | ((x &^ hi8) + lo8) | x) & hi8
 }
 
 // plainRune returns the length of the UTF-8 character at the start of s
@@ -193,7 +191,6 @@ const (
 	lo8     = 0x0101010101010101
 	hi8     = 0x8080808080808080
 	quote8  = '"' * lo8
-	less8   = '<' * lo8
 	bslash8 = '\\' * lo8
 	ctl8    = 0x20 * lo8
 )

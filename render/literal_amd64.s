@@ -9,12 +9,9 @@
 	GLOBL name<>(SB), RODATA|NOPTR, $32
 
 VEC(bslash, 0x5c)
-VEC(x02, 0x02)
 VEC(x04, 0x04)
 VEC(x20, 0x20)
 VEC(x22, 0x22)
-VEC(x26, 0x26)
-VEC(x3e, 0x3e)
 VEC(x66, 0x66)
 VEC(x6e, 0x6e)
 VEC(x72, 0x72)
@@ -26,10 +23,10 @@ VEC(x7f, 0x7f)
 // Thirty-two bytes at a time, as long as 33 bytes are left: B marks the
 // backslashes, F the bytes that follow an escape written alike (n r t b f
 // and the quote; not the backslash, so that a \\ pair stops the scan at
-// its first byte), QA the quotes and ampersands, O the bytes < > DEL and
-// those below 0x20 or above 0x7f (signed compare). E = B & F are escapes
-// written alike; the scan stops at the lowest of: a backslash that does
-// not start one, a quote or ampersand not escaped by one, a byte of O.
+// its first byte), Q the quotes, O the bytes DEL and those below 0x20 or
+// above 0x7f (signed compare). E = B & F are escapes written alike; the
+// scan stops at the lowest of: a backslash that does not start one, a
+// quote not escaped by one, a byte of O.
 TEXT ·plainRunAVX2(SB), NOSPLIT, $0-32
 	MOVQ s_base+0(FP), SI
 	MOVQ s_len+8(FP), CX
@@ -55,20 +52,16 @@ loop:
 	VPCMPEQB x66<>(SB), Y4, Y4 // b and f
 	VPOR     Y4, Y3, Y3
 
-	VPOR     x04<>(SB), Y0, Y4
-	VPCMPEQB x26<>(SB), Y4, Y4 // QA: " and &
+	VPCMPEQB x22<>(SB), Y0, Y4 // Q: "
 
-	VPOR     x02<>(SB), Y0, Y5
-	VPCMPEQB x3e<>(SB), Y5, Y5 // < and >
-	VPCMPEQB x7f<>(SB), Y0, Y6 // DEL
-	VPOR     Y6, Y5, Y5
+	VPCMPEQB x7f<>(SB), Y0, Y5 // DEL
 	VMOVDQU  x20<>(SB), Y6
 	VPCMPGTB Y0, Y6, Y6        // below 0x20, or above 0x7f
 	VPOR     Y6, Y5, Y5        // O
 
 	VPMOVMSKB Y2, R8  // B
 	VPMOVMSKB Y3, R9  // F
-	VPMOVMSKB Y4, R10 // QA
+	VPMOVMSKB Y4, R10 // Q
 	VPMOVMSKB Y5, R11 // O
 
 	MOVL R8, R12
@@ -78,7 +71,7 @@ loop:
 	MOVL R12, DX
 	SHLL $1, DX
 	NOTL DX
-	ANDL R10, DX  // QA &^ (E << 1)
+	ANDL R10, DX  // Q &^ (E << 1)
 	ORL  DX, R9
 	ORL  R11, R9
 	TESTL R9, R9

@@ -75,10 +75,11 @@ func needsEscape(r rune) bool {
 }
 
 // AppendJSONString appends s as a JSON string the way rewind prints every
-// string: exactly SafeJSON(json.Marshal(s)) with encoding/json's escaping
-// (", \, control characters, <, > and & as escapes, invalid UTF-8 as
-// \ufffd) and SafeJSON's (the characters Sanitize makes visible, and DEL,
-// as \u escapes), in one pass and without allocating beyond dst.
+// string: exactly SafeJSON of what json.Marshal writes without its HTML
+// escaping (", \ and control characters as escapes, invalid UTF-8 as
+// \ufffd; < > & as they are, as JSON.stringify and jq write them) and
+// SafeJSON's escaping (the characters Sanitize makes visible, and DEL, as
+// \u escapes), in one pass and without allocating beyond dst.
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -139,7 +140,7 @@ var plainJSON = func() (t [utf8.RuneSelf]bool) {
 	for c := 0x20; c < 0x7f; c++ {
 		t[c] = true
 	}
-	for _, c := range `"\<>&` {
+	for _, c := range `"\` {
 		t[c] = false
 	}
 	return t

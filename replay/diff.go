@@ -38,7 +38,7 @@ func (p Path) String() string {
 			if identRE.MatchString(k) {
 				b.WriteString("." + k)
 			} else {
-				q, _ := json.Marshal(k)
+				q, _ := model.Marshal(k)
 				b.WriteString("[" + string(q) + "]")
 			}
 		}

@@ -9,7 +9,6 @@
 package statediff
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -146,7 +145,7 @@ func Compact(v any) string {
 		}
 		return string(b[5 : len(b)-1])
 	}
-	b, err := json.Marshal(v)
+	b, err := model.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
