@@ -350,13 +350,13 @@ func writtenEnvelope(raw []byte, p *payload) (l line, end int, ok bool) {
 	if !bytes.HasPrefix(raw[e:], []byte(wPayload)) || i >= len(raw) || raw[i] != '{' {
 		return l, 0, false
 	}
-	if e = p.read(raw, i); e < 0 {
+	l.typ = typeOfLiteral(typ)
+	if e = p.readWritten(raw, i, l.typ); e < 0 {
 		return l, -1, true
 	}
 	if e >= len(raw) || raw[e] != '}' {
 		return l, 0, false
 	}
-	l.typ = typeOfLiteral(typ)
 	return l, e + 1, true
 }
 
@@ -377,29 +377,99 @@ func writtenString(raw []byte, i int, name string) (v []byte, end int, ok bool) 
 // read walks the payload object at b[i] and returns the index after it, or
 // -1.
 func (p *payload) read(b []byte, i int) int {
-	return members(b, i, func(name []byte, vs int) int {
-		n := payloadName(name)
-		if n == nToolCalls {
-			return p.readCalls(b, vs)
+	return members(b, i, func(name []byte, vs int) int { return p.member(b, vs, payloadName(name)) })
+}
+
+// member reads the value at b[vs] of the payload member n (an n…
+// constant) and returns the index after it, or -1.
+func (p *payload) member(b []byte, vs, n int) int {
+	if n == nToolCalls {
+		return p.readCalls(b, vs)
+	}
+	e := skipValue(b, vs)
+	if e < 0 {
+		return -1
+	}
+	if n == nNone {
+		return e
+	}
+	v := b[vs:e]
+	if n != nToolArgs && v[0] != '"' && v[0] != 'n' {
+		p.bad |= 1 << n
+	}
+	p.v[n] = v
+	return e
+}
+
+// writtenKey is a payload member name as Delta Engine writes it (quoted,
+// with its colon) and its n… constant.
+type writtenKey struct {
+	lit string
+	n   int
+}
+
+// writtenPayloads are the payload members of each type in the order
+// Delta Engine writes them (formats.md, and the samples its code wrote).
+var writtenPayloads = [...][]writtenKey{
+	tRunStart:      {{`"run_id":`, nRunID}, {`"task":`, nTask}},
+	tRunEnd:        {{`"status":`, nStatus}},
+	tUserMessage:   {{`"content":`, nContent}},
+	tThought:       {{`"content":`, nContent}, {`"llm_invocation_ref":`, nNone}, {`"tool_calls":`, nToolCalls}},
+	tActionRequest: {{`"action_id":`, nActionID}, {`"tool_name":`, nToolName}, {`"tool_args":`, nToolArgs}, {`"resolved_command":`, nResolvedCommand}},
+	tActionResult:  {{`"action_id":`, nActionID}, {`"status":`, nStatus}, {`"observation_content":`, nObservation}},
+	tSystemMessage: {{`"level":`, nLevel}, {`"content":`, nContent}},
+	tHook:          {{`"hook_name":`, nHookName}, {`"status":`, nStatus}},
+}
+
+// readWritten is read for a payload of type t: a member whose name is
+// written where and as Delta Engine writes it for t is known by comparing
+// its bytes, any other is read as read does.
+func (p *payload) readWritten(b []byte, i int, t evType) int {
+	var keys []writtenKey
+	if int(t) < len(writtenPayloads) {
+		keys = writtenPayloads[t]
+	}
+	i = rawjson.SkipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for k := 0; ; k++ {
+		var n int
+		if k < len(keys) && len(b)-i >= len(keys[k].lit) && string(b[i:i+len(keys[k].lit)]) == keys[k].lit {
+			n = keys[k].n
+			i = rawjson.SkipWS(b, i+len(keys[k].lit))
+		} else {
+			if i >= len(b) || b[i] != '"' {
+				return -1
+			}
+			end := skipString(b, i)
+			if end < 0 {
+				return -1
+			}
+			n = payloadName(b[i+1 : end-1])
+			if i = rawjson.SkipWS(b, end); i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			i = rawjson.SkipWS(b, i+1)
 		}
-		e := skipValue(b, vs)
-		if e < 0 {
+		if i >= len(b) {
 			return -1
 		}
-		if n == nNone {
-			return e
+		if i = p.member(b, i, n); i < 0 {
+			return -1
 		}
-		v := b[vs:e]
-		switch n {
-		case nToolArgs:
+		if i = rawjson.SkipWS(b, i); i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i = rawjson.SkipWS(b, i+1)
+		case '}':
+			return i + 1
 		default:
-			if v[0] != '"' && v[0] != 'n' {
-				p.bad |= 1 << n
-			}
+			return -1
 		}
-		p.v[n] = v
-		return e
-	})
+	}
 }
 
 // readCalls reads the tool_calls value at b[vs] (one pass over the array
