@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -110,12 +109,13 @@ func AppendJSONLiteral(dst, lit []byte) []byte {
 
 // plainRunSWAR returns the index of the first byte of s that
 // AppendJSONLiteral looks at ('"', '\\', a control character, DEL or
-// non-ASCII), or len(s): sixteen bytes at a time, then eight.
-func plainRunSWAR(s []byte) int {
+// non-ASCII), or len(s): sixteen bytes at a time, then eight. Those are
+// the bytes AppendJSONString does not copy as they are, too.
+func plainRunSWAR[T string | []byte](s T) int {
 	n := len(s)
 	for len(s) >= 16 {
-		m := special8(binary.LittleEndian.Uint64(s))
-		m2 := special8(binary.LittleEndian.Uint64(s[8:]))
+		m := special8(load64(s))
+		m2 := special8(load64(s[8:]))
 		if m|m2 != 0 {
 			if m != 0 {
 				return n - len(s) + bits.TrailingZeros64(m)>>3
@@ -125,17 +125,24 @@ func plainRunSWAR(s []byte) int {
 		s = s[16:]
 	}
 	if len(s) >= 8 {
-		if m := special8(binary.LittleEndian.Uint64(s)); m != 0 {
+		if m := special8(load64(s)); m != 0 {
 			return n - len(s) + bits.TrailingZeros64(m)>>3
 		}
 		s = s[8:]
 	}
-	for i, c := range s {
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
 			return n - len(s) + i
 		}
 	}
 	return n
+}
+
+// load64 returns the first eight bytes of s, little-endian.
+func load64[T string | []byte](s T) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // special8 flags (with its top bit) the lowest byte of x that

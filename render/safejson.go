@@ -84,12 +84,12 @@ func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		i += plainRunSWAR(s[i:])
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if plainJSON[c] {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			dst = appendASCII(dst, c)
 			i++
