@@ -34,61 +34,102 @@ const (
 // names are unique and written without escapes, and reports whether it
 // did. It leaves r untouched when it returns false.
 func (c *classifier) fastClassify(line []byte, r *Record) bool {
-	n := len(line)
 	i := skipWS(line, 0)
-	if i >= n || line[i] != '{' {
+	if i >= len(line) || line[i] != '{' {
 		return false
 	}
+	end, typ, folded := c.fastObject(line, i)
+	if end < 0 || skipWS(line, end) != len(line) {
+		return false
+	}
+	c.setType(r, typ, folded)
+	return true
+}
+
+// fastLine is fastClassify for the line that starts at data[off] with its
+// object ('{'), when its end is not known yet: data holds whole lines, and
+// the object's end is found by reading it. It returns the index of the
+// line's "\n", with r's type, problem and length set, or -1 when the fast
+// path does not accept the line (r untouched; the caller finds the line's
+// end and classifies it another way). A line has no "\n" before its end,
+// and the fast path reads none as whitespace or within a string, so the
+// object it reads is the line's.
+func (c *classifier) fastLine(data []byte, off int, r *Record) int {
+	end, typ, folded := c.fastObject(data, off)
+	if end < 0 {
+		return -1
+	}
+	e := skipWS(data, end)
+	if e >= len(data) || data[e] != '\n' {
+		return -1
+	}
+	n := e - off
+	if data[e-1] == '\r' {
+		n-- // the line ending, not the record's
+	}
+	r.Len = int64(n)
+	c.setType(r, typ, folded)
+	return e
+}
+
+// fastObject validates the object that starts at b[i] ('{') and returns
+// the index just after it, its top-level "type" value as written (nil
+// when absent) and whether two top-level names differ only in case; end
+// is -1 when the fast path does not accept it (invalid, a top-level name
+// with escapes or repeated, too deep).
+func (c *classifier) fastObject(b []byte, i int) (end int, typ []byte, folded bool) {
+	n := len(b)
 	c.names = c.names[:0]
-	var typ []byte
-	i = skipWS(line, i+1)
-	if i < n && line[i] == '}' {
-		i++
-	} else {
-		for {
-			if i >= n || line[i] != '"' {
-				return false
-			}
-			end, esc := scanString(line, i)
-			if end < 0 || esc {
-				return false // a name with escapes: the tokenizer compares it
-			}
-			name := line[i+1 : end-1]
-			c.names = append(c.names, name)
-			i = skipWS(line, end)
-			if i >= n || line[i] != ':' {
-				return false
-			}
-			i = skipWS(line, i+1)
-			vs := i
-			if i = scanValue(line, i, 1); i < 0 {
-				return false
-			}
-			if string(name) == "type" {
-				typ = line[vs:i]
-			}
-			i = skipWS(line, i)
-			if i >= n {
-				return false
-			}
-			if line[i] == ',' {
-				i = skipWS(line, i+1)
-				continue
-			}
-			if line[i] != '}' {
-				return false
-			}
-			i++
-			break
-		}
+	i = skipWS(b, i+1)
+	if i < n && b[i] == '}' {
+		return i + 1, nil, false
 	}
-	if skipWS(line, i) != n {
-		return false
+	for {
+		if i >= n || b[i] != '"' {
+			return -1, nil, false
+		}
+		end, esc := scanString(b, i)
+		if end < 0 || esc {
+			return -1, nil, false // a name with escapes: the tokenizer compares it
+		}
+		name := b[i+1 : end-1]
+		c.names = append(c.names, name)
+		i = skipWS(b, end)
+		if i >= n || b[i] != ':' {
+			return -1, nil, false
+		}
+		i = skipWS(b, i+1)
+		vs := i
+		if i = scanValue(b, i, 1); i < 0 {
+			return -1, nil, false
+		}
+		if string(name) == "type" {
+			typ = b[vs:i]
+		}
+		i = skipWS(b, i)
+		if i >= n {
+			return -1, nil, false
+		}
+		if b[i] == ',' {
+			i = skipWS(b, i+1)
+			continue
+		}
+		if b[i] != '}' {
+			return -1, nil, false
+		}
+		break
 	}
 	dup, folded := c.nameClashes()
 	if dup {
-		return false // the tokenizer reports the duplicate
+		return -1, nil, false // the tokenizer reports the duplicate
 	}
+	return i + 1, typ, folded
+}
+
+// setType sets r's type from the top-level "type" value typ as written
+// (none when it is not a string), and its problem when names differ only
+// in case.
+func (c *classifier) setType(r *Record, typ []byte, folded bool) {
 	if typ != nil && typ[0] == '"' {
 		if s, ok := rawjson.Plain(typ); ok {
 			r.typ = c.internBytes(s)
@@ -99,7 +140,6 @@ func (c *classifier) fastClassify(line []byte, r *Record) bool {
 	if folded {
 		r.Problem = WarnCaseKeys
 	}
-	return true
 }
 
 // nameClashes reports whether two top-level names are equal, and whether
@@ -275,8 +315,10 @@ func (c *classifier) internBytes(b []byte) uint16 {
 	return v
 }
 
+// skipWS returns the index of the first byte from b[i] on that is not
+// JSON whitespace, "\n" excepted: a line holds none (see fastLine).
 func skipWS(b []byte, i int) int {
-	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
 		i++
 	}
 	return i

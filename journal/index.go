@@ -273,6 +273,18 @@ func (ix *Index) classifyBlock(c *classifier, b *block) {
 	}
 	var n int32
 	for off := 0; off < len(data); {
+		// A line that starts with its object is read by the fast path,
+		// which finds its end as it goes; the file's first line may
+		// start with a BOM.
+		if data[off] == '{' && b.off+int64(off) > 0 {
+			rec := Record{Off: b.off + int64(off), Line: n + 1}
+			if e := c.fastLine(data, off, &rec); e >= 0 && int64(e-off) <= ix.maxRecord {
+				n++
+				b.recs = append(b.recs, rec)
+				off = e + 1
+				continue
+			}
+		}
 		k := bytes.IndexByte(data[off:], '\n')
 		if k < 0 {
 			break

@@ -179,12 +179,38 @@ func checkCoverage(t *testing.T, data []byte, ix *Index) {
 	}
 }
 
+// lineByLine returns the records of data's complete lines found as the
+// index found them before reading a line's end with its object: each line
+// cut at its "\n", then classified alone (lineRecords), lines longer than
+// max marked too long.
+func lineByLine(data []byte, max int64) []Record {
+	c := newClassifier()
+	var out []Record
+	var n int32
+	for off := 0; off < len(data); {
+		k := bytes.IndexByte(data[off:], '\n')
+		if k < 0 {
+			break
+		}
+		n++
+		if int64(k) > max {
+			out = append(out, Record{Off: int64(off), Len: int64(k), Line: n, Problem: ProblemTooLong})
+		} else {
+			out, _ = lineRecords(c, out, nil, data[off:off+k], int64(off), n)
+		}
+		off += k + 1
+	}
+	return out
+}
+
 func FuzzSplitLines(f *testing.F) {
 	seeds := []string{
 		"", "\n", "{}\n", `{"type":"a"}` + "\n" + `{"type":"b"`,
 		"\xef\xbb\xbf{\"seq\":1}\r\n\n\x00\x00{\"seq\":2}\n",
 		"[1]\n\"s\"\nnull\n{\"a\":1,\"a\":2}\n",
 		"{\"type\":\"\xff\"}\n" + strings.Repeat("y", 300) + "\n",
+		"{\"type\":\"a\"} \t\r\n{\"type\":\"b\",\r\n\"x\":1}\n{\"type\":\"c\n\"}\n{\"a\":[1,\n2]}\n{}\r\r\n{\"Type\":1,\"type\":\"d\"}\n",
+		"{}\n{\"type\":\"" + strings.Repeat("z", 245) + "\"}\r\n{\"type\":\"" + strings.Repeat("z", 244) + "\"}\n{\"a\":\"unterminated\n{\"type\":\"e\"}\n",
 	}
 	if fs, _ := filepath.Glob("../testdata/broken/*.jsonl"); len(fs) > 0 {
 		for _, p := range fs {
@@ -204,6 +230,19 @@ func FuzzSplitLines(f *testing.F) {
 		var steps []int
 		for i := 0; i < len(data); i += n {
 			steps = append(steps, n)
+		}
+		// The fast path reads a line's end as it reads its object; it
+		// must find what splitting at "\n" first and classifying each
+		// line alone finds.
+		got, want := all(whole.Records()), lineByLine(data, max)
+		if len(got) != len(want) {
+			t.Fatalf("%d records, %d lines found one by one", len(got), len(want))
+		}
+		for i, w := range want {
+			g := got[i]
+			if g.Off != w.Off || g.Len != w.Len || g.Line != w.Line || g.Problem != w.Problem || g.Type() != w.Type() {
+				t.Fatalf("record %d: %+v (type %q), line found alone: %+v (type %q)", i, g, g.Type(), w, w.Type())
+			}
 		}
 		pieces := scanAll(t, data, max, steps)
 		if !reflect.DeepEqual(all(whole.Records()), all(pieces.Records())) {
