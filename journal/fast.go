@@ -278,10 +278,30 @@ func literal(b []byte, i int, lit string) int {
 // reads 64 at a time.
 func scanString(b []byte, i int) (end int, esc bool) {
 	j := i + 1
+	if len(b)-j >= 32 {
+		// The first 32 bytes as four words, without bounds checks.
+		w := (*[32]byte)(b[j : j+32])
+		o := 0
+		t := flag8(binary.LittleEndian.Uint64(w[0:8]))
+		if t == 0 {
+			if t = flag8(binary.LittleEndian.Uint64(w[8:16])); t != 0 {
+				o = 8
+			} else if t = flag8(binary.LittleEndian.Uint64(w[16:24])); t != 0 {
+				o = 16
+			} else if t = flag8(binary.LittleEndian.Uint64(w[24:32])); t != 0 {
+				o = 24
+			} else {
+				return strEnd(b, j+32)
+			}
+		}
+		k := o + bits.TrailingZeros64(t)>>3
+		if w[k&31] == '"' {
+			return j + k + 1, false
+		}
+		return strEnd(b, j+k)
+	}
 	for lim := min(len(b), j+32); j+8 <= lim; j += 8 {
-		x := binary.LittleEndian.Uint64(b[j:])
-		q, s := x^quote, x^bslash
-		if t := ((q - lo8) | (s - lo8) | (x - ctl8) | x) & hi8; t != 0 {
+		if t := flag8(binary.LittleEndian.Uint64(b[j:])); t != 0 {
 			// The lowest flagged byte is exact.
 			k := j + bits.TrailingZeros64(t)>>3
 			if b[k] == '"' {
@@ -291,6 +311,20 @@ func scanString(b []byte, i int) (end int, esc bool) {
 			break
 		}
 	}
+	return strEnd(b, j)
+}
+
+// flag8 flags (with its top bit) the lowest byte of x that is a quote, a
+// backslash, a control character or above 0x7f; bytes above it may be
+// flagged wrongly.
+func flag8(x uint64) uint64 {
+	q, s := x^quote, x^bslash
+	return ((q - lo8) | (s - lo8) | (x - ctl8) | x) & hi8
+}
+
+// strEnd is scanString's reading from b[j], a character boundary in the
+// string's body, on: strscan.End, 64 bytes at a time.
+func strEnd(b []byte, j int) (end int, esc bool) {
 	end, f := strscan.End(b, j)
 	esc = f&strscan.Escapes != 0
 	if end < 0 || f&(strscan.Control|strscan.BadEscape|strscan.BadUTF8) != 0 {
