@@ -349,9 +349,7 @@ func (ix *Index) commit(added []Record, bad []badDetail, next int64, line int32,
 		}
 		ix.details[added[d.i].Off] = d.text
 	}
-	for i := range added {
-		added[i] = ix.st.add(added[i])
-	}
+	ix.st.addAll(added)
 	ix.next, ix.line, ix.tailLen = next, line, tail
 }
 

@@ -79,10 +79,51 @@ type store struct {
 	hi       uint32
 }
 
-// add appends r (whose Pos is set from the bad lines) and returns it with
-// its position. r must start at or after the end of the record before.
-func (s *store) add(r Record) Record {
-	i := s.n
+// addAll appends rs in order, setting each one's Pos from the bad lines.
+// Each record must start at or after the end of the one before.
+func (s *store) addAll(rs []Record) {
+	n, end, nextLine, hi := s.n, s.end, s.nextLine, s.hi
+	var chunk []packed // the chunk record n goes in, from k on
+	k := 0
+	for i := range rs {
+		r := &rs[i]
+		if k == len(chunk) {
+			chunk, k = s.room(n)
+		}
+		p := packed{lo: uint32(r.Off), typ: r.typ, prob: r.Problem}
+		if h := uint32(uint64(r.Off) >> 32); h != hi {
+			s.his = append(s.his, hiMark{int32(n), h})
+			hi = h
+		}
+		if n > 0 {
+			if gap := r.Off - end; gap >= 0 && gap < longGap {
+				p.gap = uint8(gap)
+			} else {
+				p.gap = longGap
+				s.gaps = append(s.gaps, gapMark{int32(n), gap})
+			}
+		}
+		end = r.Off + r.Len
+		if r.Line != nextLine+1 {
+			s.marks = append(s.marks, lineMark{int32(n), r.Line})
+		}
+		nextLine = r.Line
+		chunk[k] = p
+		k++
+		if r.Problem.Bad() {
+			s.bad = append(s.bad, int32(n))
+			r.Pos = 0
+		} else {
+			r.Pos = int32(n + 1 - len(s.bad))
+		}
+		n++
+	}
+	s.n, s.end, s.nextLine, s.hi = n, end, nextLine, hi
+}
+
+// room returns the chunk that record i goes in, from i's index in it on,
+// adding or growing the chunk when it is the next one or full.
+func (s *store) room(i int) ([]packed, int) {
 	c, k := i>>chunkBits, i&chunkMask
 	if c == len(s.chunks) {
 		size := chunkRecs
@@ -100,33 +141,7 @@ func (s *store) add(r Record) Record {
 		chunks[c] = grown
 		s.chunks = chunks
 	}
-	p := packed{lo: uint32(r.Off), typ: r.typ, prob: r.Problem}
-	if hi := uint32(uint64(r.Off) >> 32); hi != s.hi {
-		s.his = append(s.his, hiMark{int32(i), hi})
-		s.hi = hi
-	}
-	if i > 0 {
-		if gap := r.Off - s.end; gap >= 0 && gap < longGap {
-			p.gap = uint8(gap)
-		} else {
-			p.gap = longGap
-			s.gaps = append(s.gaps, gapMark{int32(i), gap})
-		}
-	}
-	s.end = r.Off + r.Len
-	if r.Line != s.nextLine+1 {
-		s.marks = append(s.marks, lineMark{int32(i), r.Line})
-	}
-	s.nextLine = r.Line
-	s.chunks[c][k] = p
-	if r.Problem.Bad() {
-		s.bad = append(s.bad, int32(i))
-		r.Pos = 0
-	} else {
-		r.Pos = int32(i + 1 - len(s.bad))
-	}
-	s.n++
-	return r
+	return s.chunks[c][k:], 0
 }
 
 // snapshot returns the records stored so far.

@@ -80,6 +80,15 @@ func TestRecordsRoundTrip(t *testing.T) {
 	var snaps []Records
 	var wantAt []int
 	off, line := int64(3), int32(0)
+	// Records are added in batches of random sizes, so that batches
+	// start, end and cross chunks anywhere.
+	var pending []Record
+	flush := func() {
+		st.addAll(pending)
+		want = append(want, pending...)
+		pending = pending[:0]
+	}
+	prev := OK
 	for i := 0; i < 3*chunkRecs+77; i++ {
 		r := Record{Off: off, Len: int64(rng.IntN(5000)), typ: uint16(rng.IntN(5))}
 		switch rng.IntN(50) {
@@ -96,15 +105,17 @@ func TestRecordsRoundTrip(t *testing.T) {
 			off += 6 << 30 // a jump past the next 4 GiB
 			r.Off = off
 		}
-		if len(want) == 0 || want[len(want)-1].Problem != ProblemNUL {
+		if prev != ProblemNUL {
 			line++
 		}
+		prev = r.Problem
 		if rng.IntN(200) == 0 {
 			line += 7 // lines that are no records (a JSON array's)
 		}
 		r.Line = line
-		r = st.add(r)
-		want = append(want, r)
+		if pending = append(pending, r); rng.IntN(300) == 0 {
+			flush()
+		}
 		switch off += r.Len; rng.IntN(40) {
 		case 0: // a record on the same line, after a NUL run
 		case 1:
@@ -117,9 +128,11 @@ func TestRecordsRoundTrip(t *testing.T) {
 			off++
 		}
 		if i%chunkRecs == 100 || i == 10 || i == firstChunk {
+			flush()
 			snaps, wantAt = append(snaps, st.snapshot()), append(wantAt, len(want))
 		}
 	}
+	flush()
 	rs := st.snapshot()
 	if !reflect.DeepEqual(all(rs), want) {
 		t.Fatal("the records read back differ from the records added")
