@@ -232,7 +232,7 @@ func walkLine(raw []byte, calls *[]rawCall) (l line, ok bool) {
 	if i >= len(raw) || raw[i] != '{' {
 		return line{}, false
 	}
-	end := members(raw, i, func(name []byte, vs int) int {
+	end := members(raw, i, nil, func(name []byte, _, vs int) int {
 		switch envelopeName(name) {
 		case eSeq:
 			e := skipValue(raw, vs)
@@ -264,7 +264,7 @@ func walkLine(raw []byte, calls *[]rawCall) (l line, ok bool) {
 			if calls != nil {
 				*calls = (*calls)[:0]
 			}
-			return p.read(raw, vs)
+			return p.read(raw, vs, tOther) // the type may come after the payload
 		}
 		return skipValue(raw, vs)
 	})
@@ -351,7 +351,7 @@ func writtenEnvelope(raw []byte, p *payload) (l line, end int, ok bool) {
 		return l, 0, false
 	}
 	l.typ = typeOfLiteral(typ)
-	if e = p.readWritten(raw, i, l.typ); e < 0 {
+	if e = p.read(raw, i, l.typ); e < 0 {
 		return l, -1, true
 	}
 	if e >= len(raw) || raw[e] != '}' {
@@ -374,10 +374,20 @@ func writtenString(raw []byte, i int, name string) (v []byte, end int, ok bool) 
 	return raw[i:end], end, true
 }
 
-// read walks the payload object at b[i] and returns the index after it, or
-// -1.
-func (p *payload) read(b []byte, i int) int {
-	return members(b, i, func(name []byte, vs int) int { return p.member(b, vs, payloadName(name)) })
+// read walks the payload object at b[i], of a line of type t, and returns
+// the index after it, or -1. The members Delta Engine writes for t, where
+// it writes them, are known by their bytes (writtenPayloads).
+func (p *payload) read(b []byte, i int, t evType) int {
+	var want []writtenKey
+	if int(t) < len(writtenPayloads) {
+		want = writtenPayloads[t]
+	}
+	return members(b, i, want, func(name []byte, n, vs int) int {
+		if n < 0 {
+			n = payloadName(name)
+		}
+		return p.member(b, vs, n)
+	})
 }
 
 // member reads the value at b[vs] of the payload member n (an n…
@@ -401,7 +411,7 @@ func (p *payload) member(b []byte, vs, n int) int {
 	return e
 }
 
-// writtenKey is a payload member name as Delta Engine writes it (quoted,
+// writtenKey is a member name as Delta Engine writes it (quoted,
 // with its colon) and its n… constant.
 type writtenKey struct {
 	lit string
@@ -419,57 +429,6 @@ var writtenPayloads = [...][]writtenKey{
 	tActionResult:  {{`"action_id":`, nActionID}, {`"status":`, nStatus}, {`"observation_content":`, nObservation}},
 	tSystemMessage: {{`"level":`, nLevel}, {`"content":`, nContent}},
 	tHook:          {{`"hook_name":`, nHookName}, {`"status":`, nStatus}},
-}
-
-// readWritten is read for a payload of type t: a member whose name is
-// written where and as Delta Engine writes it for t is known by comparing
-// its bytes, any other is read as read does.
-func (p *payload) readWritten(b []byte, i int, t evType) int {
-	var keys []writtenKey
-	if int(t) < len(writtenPayloads) {
-		keys = writtenPayloads[t]
-	}
-	i = rawjson.SkipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1
-	}
-	for k := 0; ; k++ {
-		var n int
-		if k < len(keys) && len(b)-i >= len(keys[k].lit) && string(b[i:i+len(keys[k].lit)]) == keys[k].lit {
-			n = keys[k].n
-			i = rawjson.SkipWS(b, i+len(keys[k].lit))
-		} else {
-			if i >= len(b) || b[i] != '"' {
-				return -1
-			}
-			end := skipString(b, i)
-			if end < 0 {
-				return -1
-			}
-			n = payloadName(b[i+1 : end-1])
-			if i = rawjson.SkipWS(b, end); i >= len(b) || b[i] != ':' {
-				return -1
-			}
-			i = rawjson.SkipWS(b, i+1)
-		}
-		if i >= len(b) {
-			return -1
-		}
-		if i = p.member(b, i, n); i < 0 {
-			return -1
-		}
-		if i = rawjson.SkipWS(b, i); i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = rawjson.SkipWS(b, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
-		}
-	}
 }
 
 // readCalls reads the tool_calls value at b[vs] (one pass over the array
@@ -499,36 +458,45 @@ func (p *payload) readCalls(b []byte, vs int) int {
 }
 
 // members walks the object that starts at b[i] ('{'): for each member it
-// calls fn with the name as written and the index where the value starts,
-// and fn returns the index just after the value (or -1 to stop). members
-// returns the index just after the closing brace, or -1.
-func members(b []byte, i int, fn func(name []byte, vs int) int) int {
+// calls fn with the name as written, the index where the value starts and
+// n, and fn returns the index just after the value (or -1 to stop).
+// members returns the index just after the closing brace, or -1. want,
+// when not nil, are the members expected in order: a member written as
+// want[k] (its quoted name and colon) where the k-th member starts is
+// known by comparing those bytes, without scanning its name, and n is
+// want[k].n; n is -1 for any other.
+func members(b []byte, i int, want []writtenKey, fn func(name []byte, n, vs int) int) int {
 	i = rawjson.SkipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1
 	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return -1
+	for k := 0; ; k++ {
+		var name []byte
+		n := -1
+		if k < len(want) && len(b)-i > len(want[k].lit) && string(b[i:i+len(want[k].lit)]) == want[k].lit {
+			name, n = b[i+1:i+len(want[k].lit)-2], want[k].n
+			i = rawjson.SkipWS(b, i+len(want[k].lit))
+		} else {
+			if i >= len(b) || b[i] != '"' {
+				return -1
+			}
+			end := skipString(b, i)
+			if end < 0 {
+				return -1
+			}
+			name = b[i+1 : end-1]
+			if i = rawjson.SkipWS(b, end); i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			i = rawjson.SkipWS(b, i+1)
 		}
-		end := skipString(b, i)
-		if end < 0 {
-			return -1
-		}
-		name := b[i+1 : end-1]
-		i = rawjson.SkipWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return -1
-		}
-		i = rawjson.SkipWS(b, i+1)
 		if i >= len(b) {
 			return -1
 		}
-		if i = fn(name, i); i < 0 {
+		if i = fn(name, n, i); i < 0 {
 			return -1
 		}
-		i = rawjson.SkipWS(b, i)
-		if i >= len(b) {
+		if i = rawjson.SkipWS(b, i); i >= len(b) {
 			return -1
 		}
 		switch b[i] {
@@ -611,7 +579,7 @@ func walkCallsAt(b []byte, i int, fn func(c rawCall)) int {
 		case 'n':
 			e = rawjson.SkipValue(b, i)
 		case '{':
-			e = members(b, i, func(name []byte, vs int) int {
+			e = members(b, i, nil, func(name []byte, _, vs int) int {
 				plain := bytes.IndexByte(name, '\\') < 0
 				switch {
 				case is(name, plain, "id"):
@@ -624,7 +592,7 @@ func walkCallsAt(b []byte, i int, fn func(c rawCall)) int {
 						c.name, c.args = nil, nil
 						return rawjson.SkipValue(b, vs)
 					case '{':
-						return members(b, vs, func(name []byte, vs int) int {
+						return members(b, vs, nil, func(name []byte, _, vs int) int {
 							plain := bytes.IndexByte(name, '\\') < 0
 							switch {
 							case is(name, plain, "name"):

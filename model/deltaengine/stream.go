@@ -315,7 +315,7 @@ func argsObject(v []byte, sc *scratch) (o model.Object, ok bool) {
 	}
 	var buf [8]model.Field
 	fs := buf[:0]
-	end := members(v, 0, func(name []byte, vs int) int {
+	end := members(v, 0, nil, func(name []byte, _, vs int) int {
 		if !plainName(name) {
 			return -1
 		}
