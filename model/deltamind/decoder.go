@@ -463,41 +463,9 @@ func values(ss []string) []any {
 	return out
 }
 
-// object returns the item as View shows it: a snapshot.json SnapshotItem.
-func (it *itemVal) object() model.Object {
-	// One allocation for the object, its sourceTurns and the first turn's
-	// object, instead of three.
-	mem := new(struct {
-		fields [10]model.Field
-		turns  [1]any
-		turn   [2]model.Field
-	})
-	turns := mem.turns[:0:1]
-	for i, t := range it.turns {
-		to := model.Object(mem.turn[:0:2])
-		if i > 0 {
-			to = make(model.Object, 0, 2)
-		}
-		to = append(to, model.Field{Key: "turnId", Value: t.id})
-		if off := turnOffset(t.off); off != nil {
-			to = append(to, model.Field{Key: "offset", Value: off})
-		}
-		turns = append(turns, to)
-	}
-	conf, ok := confidenceValue(it.confidence)
-	if !ok {
-		conf = it.confidence
-	}
-	o := append(model.Object(mem.fields[:0:10]), model.Field{Key: "id", Value: it.id}, model.Field{Key: "semanticId", Value: it.semanticID()},
-		model.Field{Key: "kind", Value: kindValues[it.kind]}, model.Field{Key: "summary", Value: it.summary},
-		model.Field{Key: "status", Value: statusValues[it.status]}, model.Field{Key: "confidence", Value: conf},
-		model.Field{Key: "scope", Value: "session"}, model.Field{Key: "sourceTurns", Value: turns},
-		model.Field{Key: "lastTouched", Value: it.lastTouched})
-	if len(it.tags) > 0 {
-		o = append(o, model.Field{Key: "tags", Value: values(it.tags)})
-	}
-	return o
-}
+// object returns the item as View shows it: a snapshot.json SnapshotItem,
+// made of its own memory (objectIn(nil)).
+func (it *itemVal) object() model.Object { return it.objectIn(nil) }
 
 // confidenceValue returns confidence c as a view value made once, when c
 // is one of confidences.
@@ -526,7 +494,8 @@ func turnOffset(raw []byte) any {
 // itemScratch is where a part of StreamView's items builds each item's
 // object (objectIn): its members, sourceTurns, tags and strings, reused
 // once the item is written, so that writing an item allocates little:
-// its semanticId and the boxes of its two or three lists.
+// its semanticId and the boxes of its two or three lists. A nil
+// itemScratch makes each in memory of its own, with plain strings.
 type itemScratch struct {
 	fields []model.Field
 	items  []any
@@ -535,11 +504,17 @@ type itemScratch struct {
 
 // reset empties sc for the next item.
 func (sc *itemScratch) reset() {
+	if sc == nil {
+		return
+	}
 	sc.fields, sc.items, sc.strs = sc.fields[:0], sc.items[:0], sc.strs[:0]
 }
 
 // obj returns an Object of fs made in sc.
 func (sc *itemScratch) obj(fs ...model.Field) model.Object {
+	if sc == nil {
+		return append(model.Object(nil), fs...)
+	}
 	n := len(sc.fields)
 	if cap(sc.fields)-n < len(fs) {
 		sc.fields, n = make([]model.Field, 0, max(64, 2*cap(sc.fields))), 0
@@ -551,6 +526,9 @@ func (sc *itemScratch) obj(fs ...model.Field) model.Object {
 // str returns s boxed as a *string kept in sc (boxing a string that is not
 // a constant allocates; a pointer does not).
 func (sc *itemScratch) str(s string) any {
+	if sc == nil {
+		return s
+	}
 	if len(sc.strs) == cap(sc.strs) {
 		sc.strs = make([]string, 0, max(32, 2*cap(sc.strs)))
 	}
@@ -560,6 +538,13 @@ func (sc *itemScratch) str(s string) any {
 
 // list returns vs as a []any made in sc.
 func (sc *itemScratch) list(n int, v func(i int) any) []any {
+	if sc == nil {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = v(i)
+		}
+		return out
+	}
 	k := len(sc.items)
 	if cap(sc.items)-k < n {
 		sc.items, k = make([]any, 0, max(64, 2*cap(sc.items), n)), 0
@@ -570,9 +555,9 @@ func (sc *itemScratch) list(n int, v func(i int) any) []any {
 	return sc.items[k : k+n : k+n]
 }
 
-// objectIn is object() made in sc: the same members and values, its
-// strings boxed as *string. It is valid until sc is reset, and the
-// decoder's next item.
+// objectIn is the item as View shows it, made in sc, its strings boxed as
+// *string: valid until sc is reset, and the decoder's next item. With sc
+// nil it is made of its own memory, with plain strings (object).
 func (it *itemVal) objectIn(sc *itemScratch) model.Object {
 	sc.reset()
 	turns := sc.list(len(it.turns), func(i int) any {
