@@ -184,9 +184,9 @@ func appendIndent(b []byte, depth int) []byte {
 	return b
 }
 
-// scalar writes one value as encoding/json would, escaped as by
+// scalar writes one value as model.Marshal would, escaped as by
 // render.SafeJSON: strings (decoded, *string, model.Literal or *model.Literal),
-// integers, booleans and null directly, other values with encoding/json (a nested value of
+// integers, booleans and null directly, other values with model.Marshal (a nested value of
 // another type is indented by re-encoding).
 func (e *encoder) scalar(v any, depth int) {
 	switch x := v.(type) {

@@ -22,7 +22,7 @@ type Field struct {
 
 // Object is a JSON object that keeps its members in order. Values are nil,
 // bool, string, Literal or *Literal, int, int64, float64, json.Number,
-// Object or []any; anything else is marshalled with encoding/json. The
+// Object or []any; anything else is marshalled with Marshal. The
 // items of a Transient Lazy may also hold *string, a string boxed without
 // allocating.
 type Object []Field
