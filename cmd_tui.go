@@ -69,10 +69,11 @@ func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOp
 	var sess *app.Session
 	var updates <-chan tail.Update
 	var resume func()
+	fold := new(app.LiveFold)
 	if t.Journal != "" {
 		// Index the first few MiB before the first screen and the rest in
 		// the background, with a progress bar: a 1 GB journal opens at once.
-		f, err := tail.Follow(ctx, t.Journal, tail.Options{MaxRecord: g.maxRecord, Initial: initialIndex, Hold: initialHold})
+		f, err := tail.Follow(ctx, t.Journal, tail.Options{MaxRecord: g.maxRecord, Initial: initialIndex, Hold: initialHold, Each: fold.Each})
 		if err != nil {
 			return usageErr("%s", describeOpenError(t.Journal, err))
 		}
@@ -116,6 +117,7 @@ func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOp
 		},
 		Updates:    updates,
 		FirstFrame: resume,
+		Fold:       fold,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {

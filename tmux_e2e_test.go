@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -177,4 +178,38 @@ func TestTmuxProgressOnLargeJournal(t *testing.T) {
 	if strings.Contains(scr, "rewind: ") || strings.Contains(scr, "MiB") {
 		t.Fatalf("the progress line was left on the terminal:\n%s", scr)
 	}
+}
+
+// A journal larger than what the TUI indexes before its first screen is
+// indexed (and folded) in the background in several steps; at the end the
+// status line has every event and the pending checkpoints that rewind
+// state finds, and the state pane follows the last event.
+func TestTmuxLargeJournalIndexedInBackground(t *testing.T) {
+	bin := rewindBin(t)
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	// About 80 MB of Durable Stream: 4 MiB before the first screen, then
+	// three background steps of 32 MiB.
+	if out, err := exec.Command(bin, "demo", "--out", path, "--events", "160000", "--format", "durable-stream", "--seed", "3").CombinedOutput(); err != nil {
+		t.Fatalf("rewind demo --out: %v: %s", err, out)
+	}
+	out, err := exec.Command(bin, "state", path).Output()
+	if err != nil {
+		t.Fatalf("rewind state: %v", err)
+	}
+	var st struct{ Pending []json.RawMessage }
+	if err := json.Unmarshal(out, &st); err != nil || len(st.Pending) == 0 {
+		t.Fatalf("rewind state: %d pending, %v; want some", len(st.Pending), err)
+	}
+	s := startTmux(t, 140, 40, path)
+	s.waitFor("Timeline · durable-stream", "State after #")
+	end := s.waitFor("160000/160000", fmt.Sprintf("%d pending (p)", len(st.Pending)), "State after #160000 ")
+	if strings.Contains(end, "indexing") {
+		t.Fatalf("the progress bar stayed after indexing finished:\n%s", end)
+	}
+	s.send("g")
+	s.waitFor("State after #1 ", "1/160000", "paused")
+	s.send("G")
+	s.waitFor("State after #160000 ", "following")
+	s.send("q")
+	s.waitFor("REWIND-EXITED 0")
 }

@@ -62,6 +62,10 @@ type Options struct {
 	// frame after the first state is shown (tail.Follower.Resume: the
 	// backlog of a large journal is indexed once the first screen is up).
 	FirstFrame func()
+	// Fold, when not nil, is told each replay the model shows, so that the
+	// follower whose Updates the model reads folds into it as it indexes
+	// (tail.Options.Each).
+	Fold *app.LiveFold
 }
 
 type focus int
@@ -168,6 +172,9 @@ func (m *Model) replaceSession(s *app.Session, owned bool) {
 	m.owned = owned
 	if s == nil {
 		m.sess = nil
+		if m.o.Fold != nil {
+			m.o.Fold.Show(nil)
+		}
 		return
 	}
 	m.setSession(s)
@@ -175,6 +182,9 @@ func (m *Model) replaceSession(s *app.Session, owned bool) {
 
 func (m *Model) setSession(s *app.Session) {
 	m.sess = s
+	if m.o.Fold != nil {
+		m.o.Fold.Show(s.R)
+	}
 	m.dataGen++
 	m.tl = newTimeline(m.st, sessionAdapter{s})
 	m.tl.setRecords(s.J.Index.Records(), true)
@@ -441,7 +451,8 @@ func (m *Model) watch() tea.Cmd {
 				break
 			}
 			// While a backlog is indexed, the fold to its end waits for the
-			// last step: progress must not queue behind it.
+			// last step: progress must not queue behind it. (With Options.
+			// Fold, the follower has folded most of it by then.)
 			if msg.newJ == nil && j != nil && (msg.progress == nil || msg.progress.Done >= msg.progress.Total) {
 				finish(&msg, j, r)
 			}

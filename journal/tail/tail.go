@@ -51,6 +51,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
 )
 
 // Defaults for the zero fields of Options.
@@ -108,6 +109,19 @@ type Options struct {
 	// first screen from the Initial bytes with both CPUs instead of beside
 	// two indexing workers.
 	Hold time.Duration
+	// Each, when not nil, is called on the Follower's goroutine with each
+	// event the Follower appends to a journal it has handed over
+	// (Journal, or the J of an Update), in file order, from the bytes the
+	// index has just read (journal.UpdateEach), before the Update that
+	// reports it: a caller that folds the events there reads the file
+	// once, and folds a backlog beside its classifying instead of after
+	// it. Events indexed before their journal is handed over (Options.
+	// Initial, a Reset's new journal) are not passed. j is the event's
+	// journal; ev.Raw is valid only during the call. Each returns false
+	// to be called no more for the events of this update. While a backlog
+	// is indexed with Each, the index classifies with one worker, so that
+	// the fold has the other CPU.
+	Each func(j *journal.Journal, ev model.Event) bool
 
 	// noWatch makes the Follower poll only, as when inotify is unavailable
 	// (tests).
@@ -630,7 +644,7 @@ func (f *Follower) advance(j *journal.Journal, fi fs.FileInfo, atPath bool, now 
 			}
 			to = min(size, j.Size()+f.o.Step)
 		}
-		n, err := j.UpdateTo(to)
+		n, err := f.index(j, to)
 		added = n
 		if !f.catchUp.IsZero() {
 			_, evs := j.Index.Counts()
@@ -666,6 +680,32 @@ func (f *Follower) advance(j *journal.Journal, fi fs.FileInfo, atPath bool, now 
 	f.checkIncomplete(j, now)
 	return added > 0
 }
+
+// index indexes j up to size, calling Options.Each, if any, with each
+// event indexed.
+func (f *Follower) index(j *journal.Journal, size int64) (int, error) {
+	each := f.o.Each
+	if each == nil {
+		return j.UpdateTo(size)
+	}
+	if !f.catchUp.IsZero() {
+		j.Index.LimitWorkers(1)
+		defer j.Index.LimitWorkers(0)
+	}
+	n, err := j.UpdateEach(size, func(ev model.Event) error {
+		if !each(j, ev) {
+			return errEachDone
+		}
+		return nil
+	})
+	if errors.Is(err, errEachDone) {
+		err = nil
+	}
+	return n, err
+}
+
+// errEachDone ends the calls of Options.Each for one update.
+var errEachDone = errors.New("each: done")
 
 // checkIncomplete reports Writing once for an incomplete last line older
 // than Stale, and schedules a wake-up to look again.

@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
 )
 
 // deadline is how long a test waits for the index to converge.
@@ -709,5 +712,67 @@ func TestHoldWaitsForResume(t *testing.T) {
 
 	h = follow(t, journalPath(t, s), Options{Initial: 4096, Step: 16 << 10, Hold: 50 * time.Millisecond})
 	h.converge(ks...)
+	noKind(t, h, Reset, Error)
+}
+
+// Options.Each sees every event appended to the journal after Follow hands
+// it over, once, in order, with its bytes and its journal, both from the
+// backlog's steps and from a later append; the events Follow indexed
+// before returning are not passed again.
+func TestEachSeesEventsAfterHandover(t *testing.T) {
+	s, ks := lines("a", "k", 3000)
+	p := journalPath(t, s)
+	var (
+		mu   sync.Mutex
+		seen []string
+		pos  []int
+		js   = map[*journal.Journal]bool{}
+	)
+	each := func(j *journal.Journal, ev model.Event) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		js[j] = true
+		pos = append(pos, ev.Pos)
+		seen = append(seen, string(ev.Raw)+"\n")
+		return true
+	}
+	h := follow(t, p, Options{Initial: 4096, Step: 16 << 10, Each: each})
+	first := len(keys(h.f.Journal()))
+	appendTo(t, p, line("b", "late"))
+	all := append(ks, "b/late")
+	j := h.converge(all...)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(js) != 1 || !js[j] {
+		t.Fatalf("Each was given %d journals, want only the one followed", len(js))
+	}
+	if len(pos) != len(all)-first {
+		t.Fatalf("Each saw %d events, want the %d after the first %d", len(pos), len(all)-first, first)
+	}
+	want, _ := lines("a", "k", 3000)
+	want += line("b", "late")
+	for i, p := range pos {
+		if p != first+1+i {
+			t.Fatalf("event %d passed at position %d, want %d", i, p, first+1+i)
+		}
+	}
+	if got := strings.Join(seen, ""); !strings.HasSuffix(want, got) || len(got) == len(want) {
+		t.Fatalf("Each's bytes are not the journal's lines after the first %d", first)
+	}
+}
+
+// Each returning false is not called again during the same update, and
+// the index is still completed: the caller folds what was skipped later.
+func TestEachFalseStopsForTheUpdate(t *testing.T) {
+	s, ks := lines("a", "k", 3000)
+	var calls atomic.Int32
+	h := follow(t, journalPath(t, s), Options{Initial: 4096, Step: 16 << 10,
+		Each: func(*journal.Journal, model.Event) bool { calls.Add(1); return false }})
+	first := len(keys(h.f.Journal()))
+	h.converge(ks...)
+	// One call per step of 16 KiB (about 250 lines each), not one per event.
+	if n := int(calls.Load()); n == 0 || n > (len(ks)-first)/100 {
+		t.Fatalf("Each was called %d times for %d events indexed in steps", n, len(ks)-first)
+	}
 	noKind(t, h, Reset, Error)
 }

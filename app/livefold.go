@@ -1,0 +1,35 @@
+package app
+
+import (
+	"sync/atomic"
+
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+// LiveFold folds the events a tail.Follower indexes into the replay a UI
+// shows, on the Follower's goroutine and from the index's own buffers
+// (tail.Options.Each), so that a large journal's keyframes are made while
+// its backlog is indexed instead of after it, and the file is read once.
+// The zero value folds nothing until Show is called.
+//
+// Show may be called from any goroutine while Each runs on another.
+type LiveFold struct {
+	r atomic.Pointer[replay.Replay]
+}
+
+// Show makes r the replay that Each folds into (nil: none). Call it
+// whenever the UI's session gets a new replay (a new journal generation,
+// a format detected again).
+func (l *LiveFold) Show(r *replay.Replay) { l.r.Store(r) }
+
+// Each folds ev, an event just indexed into j, into the replay shown, if it
+// is j's and its last state is the one right before ev (replay.Follow).
+// It reports false when it folded nothing, so that the Follower stops
+// calling it for the rest of the update; the events left are folded when
+// a state past them is asked for.
+func (l *LiveFold) Each(j *journal.Journal, ev model.Event) bool {
+	r := l.r.Load()
+	return r != nil && r.J == j && r.Follow(ev)
+}
