@@ -188,7 +188,7 @@ func TestTmuxLargeJournalIndexedInBackground(t *testing.T) {
 	bin := rewindBin(t)
 	path := filepath.Join(t.TempDir(), "big.jsonl")
 	// About 80 MB of Durable Stream: 4 MiB before the first screen, then
-	// three background steps of 32 MiB.
+	// two background steps of 64 MiB.
 	if out, err := exec.Command(bin, "demo", "--out", path, "--events", "160000", "--format", "durable-stream", "--seed", "3").CombinedOutput(); err != nil {
 		t.Fatalf("rewind demo --out: %v: %s", err, out)
 	}
