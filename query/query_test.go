@@ -3,6 +3,7 @@ package query
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/replay"
@@ -97,5 +98,39 @@ func TestPath(t *testing.T) {
 		if _, err := Path(bad); err == nil {
 			t.Errorf("Path(%q) should fail", bad)
 		}
+	}
+}
+
+// A Matcher gives Match's answers; an evaluation that runs past Timeout
+// fails without hanging the caller, and the next one runs normally.
+func TestMatcher(t *testing.T) {
+	ev, err := Event([]byte(`{"seq":9,"type":"ACTION_RESULT","payload":{"status":"FAILED","n":3}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{`.type == "ACTION_RESULT"`, `.type == "THOUGHT"`, `.payload.n > 2`, `.a.b.c`, `empty`, `.payload`} {
+		q, _ := Compile(src)
+		m := q.Matcher()
+		for range 3 {
+			got, gerr := m.Match(ev)
+			want, werr := q.Match(ev)
+			if got != want || (gerr == nil) != (werr == nil) {
+				t.Errorf("%s: Matcher %v %v, Match %v %v", src, got, gerr, want, werr)
+			}
+		}
+		m.Close()
+	}
+	q, _ := Compile(`if .loop then last(range(1e12)) else .ok end`)
+	m := q.Matcher()
+	defer m.Close()
+	start := time.Now()
+	if ok, err := m.Match(map[string]any{"loop": true}); ok || err == nil {
+		t.Fatalf("a runaway evaluation gave %v, %v; want an error", ok, err)
+	}
+	if d := time.Since(start); d > 2*Timeout {
+		t.Fatalf("the runaway evaluation was stopped after %v (Timeout %v)", d, Timeout)
+	}
+	if ok, err := m.Match(map[string]any{"ok": true}); !ok || err != nil {
+		t.Fatalf("after a timeout: %v, %v; want a match", ok, err)
 	}
 }
