@@ -3,8 +3,10 @@ package tui
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -37,6 +39,7 @@ type travel struct {
 	matches    int
 	filtering  bool
 	visPending bool
+	run        *visRun // the filter computation under way, shared by the Model's copies
 
 	playing bool
 	speed   int // index in speeds
@@ -76,7 +79,10 @@ type listOverlay struct {
 }
 
 func (m *Model) initTravel() {
-	m.tv = travel{hidden: map[string]bool{}, touches: &touchIndex{t: replay.NewTouches()}}
+	if m.tv.run != nil {
+		m.tv.run.gen.Add(1) // the old session's filter stops
+	}
+	m.tv = travel{hidden: map[string]bool{}, touches: &touchIndex{t: replay.NewTouches()}, run: new(visRun)}
 	if m.sess != nil {
 		m.tv.marks, _ = bookmarks.Load(m.sess.J.Path)
 	}
@@ -94,52 +100,99 @@ type visMsg struct {
 	err          string
 }
 
+// visRun is the filter computation under way: the UI reads its progress,
+// and a newer request makes it stop early.
+type visRun struct {
+	gen   atomic.Int64 // the visGen of the newest request
+	done  atomic.Int64 // events looked at by the running computation
+	total atomic.Int64 // events it looks at
+}
+
+// visChunk is how many events a filter worker takes at a time.
+const visChunk = 4096
+
 // visFor computes which records to show; it runs off the UI goroutine.
-func visFor(s *app.Session, recs journal.Records, q *query.Query, hidden map[string]bool, probs bool) ([]int, int, string) {
+// When the filter or the problems toggle needs the events' bytes, they are
+// read in blocks (journal.Each) and looked at on every CPU, a chunk of
+// events at a time, each worker with its own query.Matcher; run counts the
+// events done, and the computation stops (ok false) once run.gen is no
+// longer gen. The first run-time error, in file order, is returned.
+func visFor(s *app.Session, recs journal.Records, q *query.Query, hidden map[string]bool, probs bool, run *visRun, gen int64) (vis []int, matches int, firstErr string, ok bool) {
 	if q == nil && len(hidden) == 0 && !probs {
-		return nil, 0, ""
+		return nil, 0, "", true
 	}
-	vis := make([]int, 0, recs.Len()/4)
-	matches := 0
-	firstErr := ""
+	n := recs.Events()
+	var keep []bool // keep[pos]: the event at pos is shown
+	if q != nil || probs {
+		keep = make([]bool, n+1)
+		chunks := (n + visChunk - 1) / visChunk
+		errs := make([]string, chunks)
+		run.total.Store(int64(n))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), chunks) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var mt *query.Matcher
+				if q != nil {
+					mt = q.Matcher()
+					defer mt.Close()
+				}
+				for {
+					c := int(next.Add(1)) - 1
+					if c >= chunks || run.gen.Load() != gen {
+						return
+					}
+					from, to := c*visChunk+1, min((c+1)*visChunk, n)
+					i := recs.EventIndex(from) - 1 // the record before the event at from
+					_ = s.J.Each(from, to, func(ev model.Event) error {
+						for i++; !recs.IsEvent(i); i++ { // the next event's record, without a search
+						}
+						if hidden[recs.Type(i)] {
+							return nil
+						}
+						if probs && !s.F.Describe(ev).Problem {
+							return nil
+						}
+						if mt != nil {
+							ok, err := mt.MatchEvent(ev.Raw)
+							if err != nil && errs[c] == "" {
+								errs[c] = err.Error()
+							}
+							if !ok {
+								return nil
+							}
+						}
+						keep[ev.Pos] = true
+						return nil
+					})
+					run.done.Add(int64(to - from + 1))
+				}
+			}()
+		}
+		wg.Wait()
+		if run.gen.Load() != gen {
+			return nil, 0, "", false
+		}
+		for _, e := range errs {
+			if e != "" {
+				firstErr = e
+				break
+			}
+		}
+	}
+	vis = make([]int, 0, recs.Len()/4)
 	for i, rec := range recs.All(0) {
-		if !rec.Event() {
+		switch {
+		case !rec.Event():
 			vis = append(vis, i) // bad lines are never hidden
-			continue
+		case keep != nil && int(rec.Pos) <= n && keep[rec.Pos], keep == nil && !hidden[rec.Type()]:
+			matches++
+			vis = append(vis, i)
 		}
-		if hidden[rec.Type()] {
-			continue
-		}
-		var raw []byte
-		if q != nil || probs {
-			b, err := s.J.Read(rec)
-			if err != nil {
-				continue
-			}
-			raw = b
-		}
-		if probs && rec.Problem == journal.OK {
-			if !s.F.Describe(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: raw}).Problem {
-				continue
-			}
-		}
-		if q != nil {
-			v, err := query.Event(raw)
-			if err != nil {
-				continue
-			}
-			ok, err := q.Match(v)
-			if err != nil && firstErr == "" {
-				firstErr = err.Error()
-			}
-			if !ok {
-				continue
-			}
-		}
-		matches++
-		vis = append(vis, i)
 	}
-	return vis, matches, firstErr
+	return vis, matches, firstErr, true
 }
 
 // requestVis recomputes the shown records in the background.
@@ -148,22 +201,37 @@ func (m *Model) requestVis() tea.Cmd {
 		return nil
 	}
 	m.tv.visGen++
+	m.tv.run.gen.Store(int64(m.tv.visGen))
 	if m.tv.filter == nil && len(m.tv.hidden) == 0 && !m.tv.probs {
 		m.tv.filtering = false
+		m.tv.visPending = false
 		m.tl.setVisible(nil)
 		return nil
 	}
 	m.tv.filtering, m.tv.visPending = true, true
+	m.tv.run.done.Store(0)
+	m.tv.run.total.Store(0)
 	gen, dg, s, recs := m.tv.visGen, m.dataGen, m.sess, m.sess.J.Index.Records()
-	q, probs := m.tv.filter, m.tv.probs
+	q, probs, run := m.tv.filter, m.tv.probs, m.tv.run
 	hidden := make(map[string]bool, len(m.tv.hidden))
 	for k, v := range m.tv.hidden {
 		hidden[k] = v
 	}
-	return func() tea.Msg {
-		vis, n, err := visFor(s, recs, q, hidden, probs)
+	compute := func() tea.Msg {
+		vis, n, err, ok := visFor(s, recs, q, hidden, probs, run, int64(gen))
+		if !ok {
+			return nil // a newer request replaced this one
+		}
 		return visMsg{gen: gen, dataGen: dg, vis: vis, matches: n, err: err}
 	}
+	return tea.Batch(compute, visTick(gen))
+}
+
+// visTickMsg redraws the filter's progress while it is computed.
+type visTickMsg struct{ gen int }
+
+func visTick(gen int) tea.Cmd {
+	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return visTickMsg{gen} })
 }
 
 // diffMsg is sent when a diff between two positions has been computed.
@@ -506,6 +574,11 @@ func (m Model) travelPrompt(kind rune, val string) (Model, tea.Cmd) {
 // travelMsg handles the messages of the time-travel commands.
 func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 	switch msg := msg.(type) {
+	case visTickMsg:
+		if msg.gen != m.tv.visGen || !m.tv.visPending {
+			return m, nil, true
+		}
+		return m, visTick(msg.gen), true
 	case visMsg:
 		if msg.gen != m.tv.visGen || msg.dataGen != m.dataGen {
 			return m, nil, true
@@ -678,6 +751,16 @@ func (o *listOverlay) view(st render.Styles, w, h int) string {
 	return st.Dialog.Render(strings.TrimRight(b.String(), "\n"))
 }
 
+// visProgress is how far the filter under way is, " 45%", or "" when it
+// reads no events (types hidden only).
+func (m Model) visProgress() string {
+	total := m.tv.run.total.Load()
+	if total <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %d%%", min(100*m.tv.run.done.Load()/total, 99))
+}
+
 // travelStatus returns the status line parts of time travel.
 func (m Model) travelStatus() []string {
 	var parts []string
@@ -687,12 +770,12 @@ func (m Model) travelStatus() []string {
 	if m.tv.filter != nil {
 		s := fmt.Sprintf("/%s: %d match(es)", render.Line(firstLine(m.tv.filter.Src, 40)), m.tv.matches)
 		if m.tv.visPending {
-			s = fmt.Sprintf("/%s: filtering…", render.Line(firstLine(m.tv.filter.Src, 40)))
+			s = fmt.Sprintf("/%s: filtering…%s", render.Line(firstLine(m.tv.filter.Src, 40)), m.visProgress())
 		}
 		parts = append(parts, m.st.PendingBadge.Render(s))
 	}
 	if m.tv.visPending && m.tv.filter == nil {
-		parts = append(parts, m.st.Dim.Render("filtering…"))
+		parts = append(parts, m.st.Dim.Render("filtering…"+m.visProgress()))
 	}
 	if n := len(m.tv.hidden); n > 0 {
 		parts = append(parts, m.st.Dim.Render(fmt.Sprintf("%d type(s) hidden (X)", n)))

@@ -1,0 +1,136 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/query"
+)
+
+// visReference is visFor the straightforward way: each record read on its
+// own, decoded with encoding/json's rules, matched with Query.Match.
+func visReference(t *testing.T, s *app.Session, q *query.Query, hidden map[string]bool, probs bool) ([]int, int, string) {
+	t.Helper()
+	var vis []int
+	matches, firstErr := 0, ""
+	for i, rec := range s.J.Index.Records().All(0) {
+		if !rec.Event() {
+			vis = append(vis, i)
+			continue
+		}
+		if hidden[rec.Type()] {
+			continue
+		}
+		raw, err := s.J.Read(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if probs && !s.F.Describe(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: raw}).Problem {
+			continue
+		}
+		if q != nil {
+			v, err := query.Event(raw)
+			if err != nil {
+				continue
+			}
+			ok, err := q.Match(v)
+			if err != nil && firstErr == "" {
+				firstErr = err.Error()
+			}
+			if !ok {
+				continue
+			}
+		}
+		matches++
+		vis = append(vis, i)
+	}
+	return vis, matches, firstErr
+}
+
+// The filter, read in chunks on every CPU, shows the records that reading
+// them one by one shows (bad lines always), with the first run-time error
+// in file order; a newer request stops it.
+func TestVisForEqualsOneByOne(t *testing.T) {
+	var b bytes.Buffer
+	if err := demo.Generate(&b, model.DurableStream, 3*visChunk+500, 5); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	// Bad lines here and there, one in the middle of a chunk.
+	for _, at := range []int{7, visChunk + 100, 2*visChunk + 3} {
+		lines[at] = "{not json\n" + lines[at]
+	}
+	// An event whose payload is a string: `.payload.status` fails on it.
+	lines = append(lines[:visChunk+50], append([]string{`{"type":"odd","payload":"text","id":"x","timestamp":1}` + "\n"}, lines[visChunk+50:]...)...)
+	p := filepath.Join(t.TempDir(), "durable_stream.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := app.Open(journal.Target{Journal: p}, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	recs := s.J.Index.Records()
+	for _, c := range []struct {
+		src    string
+		hidden map[string]bool
+		probs  bool
+	}{
+		{`.type == "agent.spawned"`, nil, false},
+		{`.payload.status == "pending"`, nil, false},
+		{`.actor | test("orch")`, map[string]bool{"agent.spawned": true}, false},
+		{``, map[string]bool{"ledger.task.created": true}, false},
+		{``, nil, true},
+		{`.type | startswith("a") | not`, nil, true},
+	} {
+		var q *query.Query
+		if c.src != "" {
+			if q, err = query.Compile(c.src); err != nil {
+				t.Fatal(err)
+			}
+		}
+		name := fmt.Sprintf("%s hidden=%v probs=%v", c.src, c.hidden, c.probs)
+		vis, n, firstErr, ok := visFor(s, recs, q, c.hidden, c.probs, new(visRun), 0)
+		wvis, wn, werr := visReference(t, s, q, c.hidden, c.probs)
+		if !ok || n != wn || firstErr != werr || !reflect.DeepEqual(vis, wvis) {
+			t.Errorf("%s: %d matches, %d shown, error %q; one by one: %d, %d, %q", name, n, len(vis), firstErr, wn, len(wvis), werr)
+		}
+		if n == 0 || n == recs.Events() {
+			t.Errorf("%s: %d of %d events match; the case shows nothing", name, n, recs.Events())
+		}
+	}
+	q, _ := query.Compile(`.type == "agent.spawned"`)
+	run := new(visRun)
+	run.gen.Store(2)
+	if _, _, _, ok := visFor(s, recs, q, nil, false, run, 1); ok {
+		t.Error("a filter replaced by a newer one ran to its end")
+	}
+}
+
+// While a filter reads the events, the status line says how far it is.
+func TestFilterProgressInStatus(t *testing.T) {
+	m := openModel(t, deltaCompleted)
+	m.w, m.h = 140, 30
+	q, _ := query.Compile(`.type == "THOUGHT"`)
+	m.tv.filter, m.tv.visPending = q, true
+	m.tv.run.total.Store(2000)
+	m.tv.run.done.Store(900)
+	if s := m.statusLine(); !strings.Contains(s, `/.type == "THOUGHT": filtering… 45%`) {
+		t.Errorf("status line while filtering: %q", s)
+	}
+	m.tv.visPending = false
+	m.tv.matches = 3
+	if s := m.statusLine(); !strings.Contains(s, "3 match(es)") || strings.Contains(s, "%") {
+		t.Errorf("status line after filtering: %q", s)
+	}
+}
