@@ -210,15 +210,14 @@ which the jq expression EXPR is true (select(.type == "THOUGHT"),
 			if err := refuseRawToTerminal(raw, stdout); err != nil {
 				return err
 			}
-			if err := refuseRawToTerminal(raw, stdout); err != nil {
-				return err
-			}
-			var q *query.Query
+			var q *query.Matcher
 			if where != "" {
-				var err error
-				if q, err = query.Compile(where); err != nil {
+				c, err := query.Compile(where)
+				if err != nil {
 					return usageErr("--where: %v", err)
 				}
+				q = c.Matcher()
+				defer q.Close()
 			}
 			s, err := g.open(args[0])
 			if err != nil {
@@ -242,11 +241,7 @@ which the jq expression EXPR is true (select(.type == "THOUGHT"),
 					return nil
 				}
 				if q != nil {
-					v, err := query.Event(ev.Raw)
-					if err != nil {
-						return nil
-					}
-					if ok, _ := q.Match(v); !ok {
+					if ok, _ := q.MatchEvent(ev.Raw); !ok {
 						return nil
 					}
 				}
