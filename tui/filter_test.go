@@ -100,7 +100,7 @@ func TestVisForEqualsOneByOne(t *testing.T) {
 			}
 		}
 		name := fmt.Sprintf("%s hidden=%v probs=%v", c.src, c.hidden, c.probs)
-		vis, n, firstErr, ok := visFor(s, recs, q, c.hidden, c.probs, new(visRun), 0)
+		vis, n, firstErr, ok := visFor(s, recs, 0, q, c.hidden, c.probs, new(visRun), 0)
 		wvis, wn, werr := visReference(t, s, q, c.hidden, c.probs)
 		if !ok || n != wn || firstErr != werr || !reflect.DeepEqual(vis, wvis) {
 			t.Errorf("%s: %d matches, %d shown, error %q; one by one: %d, %d, %q", name, n, len(vis), firstErr, wn, len(wvis), werr)
@@ -109,10 +109,32 @@ func TestVisForEqualsOneByOne(t *testing.T) {
 			t.Errorf("%s: %d of %d events match; the case shows nothing", name, n, recs.Events())
 		}
 	}
-	q, _ := query.Compile(`.type == "agent.spawned"`)
+	// A journal that grows: the records added, looked at on their own,
+	// extend the shown ones to what looking at all of them gives.
+	half, err := journal.OpenPrefix(p, 0, int64(len(strings.Join(lines, "")))/2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer half.Close()
+	early := half.Index.Records()
+	if early.Len() <= visChunk || early.Len() >= recs.Len() {
+		t.Fatalf("the prefix has %d of %d records", early.Len(), recs.Len())
+	}
+	q, _ := query.Compile(`.payload.status == "pending"`)
+	vis, n, firstErr, _ := visFor(s, early, 0, q, nil, false, new(visRun), 0)
+	more, m, moreErr, ok := visFor(s, recs, early.Len(), q, nil, false, new(visRun), 0)
+	wvis, wn, _ := visReference(t, s, q, nil, false)
+	if firstErr == "" {
+		firstErr = moreErr
+	}
+	if got := append(vis, more...); !ok || n+m != wn || firstErr == "" || !reflect.DeepEqual(got, wvis) {
+		t.Errorf("grown in two parts: %d matches, %d shown, error %q; at once: %d, %d", n+m, len(got), firstErr, wn, len(wvis))
+	}
+
+	q, _ = query.Compile(`.type == "agent.spawned"`)
 	run := new(visRun)
 	run.gen.Store(2)
-	if _, _, _, ok := visFor(s, recs, q, nil, false, run, 1); ok {
+	if _, _, _, ok := visFor(s, recs, 0, q, nil, false, run, 1); ok {
 		t.Error("a filter replaced by a newer one ran to its end")
 	}
 }
@@ -122,7 +144,7 @@ func TestFilterProgressInStatus(t *testing.T) {
 	m := openModel(t, deltaCompleted)
 	m.w, m.h = 140, 30
 	q, _ := query.Compile(`.type == "THOUGHT"`)
-	m.tv.filter, m.tv.visPending = q, true
+	m.tv.filter, m.tv.visPending, m.tv.visFull = q, true, true
 	m.tv.run.total.Store(2000)
 	m.tv.run.done.Store(900)
 	if s := m.statusLine(); !strings.Contains(s, `/.type == "THOUGHT": filtering… 45%`) {
@@ -133,4 +155,52 @@ func TestFilterProgressInStatus(t *testing.T) {
 	if s := m.statusLine(); !strings.Contains(s, "3 match(es)") || strings.Contains(s, "%") {
 		t.Errorf("status line after filtering: %q", s)
 	}
+	// Events appended to a filtered journal are looked at without the
+	// count going away.
+	m.tv.visPending, m.tv.visFull = true, false
+	if s := m.statusLine(); !strings.Contains(s, "3 match(es)") || strings.Contains(s, "filtering") {
+		t.Errorf("status line while appended events are filtered: %q", s)
+	}
+}
+
+// Events appended to a filtered journal are filtered as they come, the
+// matches counted on from the earlier ones: a matching event appears, one
+// that does not match stays hidden.
+func TestFilterWhileTheJournalGrows(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(deltaCompleted, "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	p := filepath.Join(t.TempDir(), "journal.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines[:11], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := start(t, openModel(t, p), 110, 34)
+	w.waitFor(t, "State after #11 ")
+	w.keys("/")
+	typeText(w, `select(.type == "THOUGHT")`)
+	w.keys("enter")
+	w.waitFor(t, "2 match(es)")
+	appendTo := func(s string) {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTo(lines[11]) // the last THOUGHT
+	s := w.waitFor(t, "3 match(es)", "All 45 steps passed")
+	if strings.Contains(s, "ACTION_RESULT") {
+		t.Errorf("the filter shows other events after the append:\n%s", s)
+	}
+	appendTo(lines[12]) // RUN_END: 13 events, the last shown is still #12
+	s = w.waitFor(t, "12/13", "3 match(es)")
+	if strings.Contains(s, "RUN_END") {
+		t.Errorf("an appended event the filter does not match is shown:\n%s", s)
+	}
+	w.quit(t)
 }

@@ -692,7 +692,7 @@ func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
 		wasEnd := m.follow && !indexing
 		m.tl.setRecords(m.sess.J.Index.Records(), msg.reset)
 		if m.tv.filtering {
-			cmds = append(cmds, m.requestVis())
+			cmds = append(cmds, m.visGrew(msg.reset))
 		}
 		if wasEnd {
 			m.newCount = 0

@@ -39,6 +39,8 @@ type travel struct {
 	matches    int
 	filtering  bool
 	visPending bool
+	visUpto    int     // the records the shown ones were computed over
+	visFull    bool    // the computation under way replaces the shown records
 	run        *visRun // the filter computation under way, shared by the Model's copies
 
 	playing bool
@@ -95,6 +97,7 @@ func (m *Model) initTravel() {
 // have been computed.
 type visMsg struct {
 	gen, dataGen int
+	from, upto   int // the records looked at: from, the first, to upto (excluded)
 	vis          []int
 	matches      int
 	err          string
@@ -111,18 +114,20 @@ type visRun struct {
 // visChunk is how many events a filter worker takes at a time.
 const visChunk = 4096
 
-// visFor computes which records to show; it runs off the UI goroutine.
-// When the filter or the problems toggle needs the events' bytes, they are
-// read in blocks (journal.Each) and looked at on every CPU, a chunk of
-// events at a time, each worker with its own query.Matcher; run counts the
-// events done, and the computation stops (ok false) once run.gen is no
-// longer gen. The first run-time error, in file order, is returned.
-func visFor(s *app.Session, recs journal.Records, q *query.Query, hidden map[string]bool, probs bool, run *visRun, gen int64) (vis []int, matches int, firstErr string, ok bool) {
+// visFor computes which of the records from index from on to show; it runs
+// off the UI goroutine. When the filter or the problems toggle needs the
+// events' bytes, they are read in blocks (journal.Each) and looked at on
+// every CPU, a chunk of events at a time, each worker with its own
+// query.Matcher; run counts the events done, and the computation stops
+// (ok false) once run.gen is no longer gen. The first run-time error, in
+// file order, is returned.
+func visFor(s *app.Session, recs journal.Records, from int, q *query.Query, hidden map[string]bool, probs bool, run *visRun, gen int64) (vis []int, matches int, firstErr string, ok bool) {
 	if q == nil && len(hidden) == 0 && !probs {
 		return nil, 0, "", true
 	}
-	n := recs.Events()
-	var keep []bool // keep[pos]: the event at pos is shown
+	base := recs.EventsThrough(from - 1) // events before record from
+	n := recs.Events() - base            // events to look at
+	var keep []bool                      // keep[pos-base]: the event at pos is shown
 	if q != nil || probs {
 		keep = make([]bool, n+1)
 		chunks := (n + visChunk - 1) / visChunk
@@ -144,9 +149,9 @@ func visFor(s *app.Session, recs journal.Records, q *query.Query, hidden map[str
 					if c >= chunks || run.gen.Load() != gen {
 						return
 					}
-					from, to := c*visChunk+1, min((c+1)*visChunk, n)
-					i := recs.EventIndex(from) - 1 // the record before the event at from
-					_ = s.J.Each(from, to, func(ev model.Event) error {
+					first, last := base+c*visChunk+1, base+min((c+1)*visChunk, n)
+					i := recs.EventIndex(first) - 1 // the record before the event at first
+					_ = s.J.Each(first, last, func(ev model.Event) error {
 						for i++; !recs.IsEvent(i); i++ { // the next event's record, without a search
 						}
 						if hidden[recs.Type(i)] {
@@ -164,10 +169,10 @@ func visFor(s *app.Session, recs journal.Records, q *query.Query, hidden map[str
 								return nil
 							}
 						}
-						keep[ev.Pos] = true
+						keep[ev.Pos-base] = true
 						return nil
 					})
-					run.done.Add(int64(to - from + 1))
+					run.done.Add(int64(last - first + 1))
 				}
 			}()
 		}
@@ -182,12 +187,12 @@ func visFor(s *app.Session, recs journal.Records, q *query.Query, hidden map[str
 			}
 		}
 	}
-	vis = make([]int, 0, recs.Len()/4)
-	for i, rec := range recs.All(0) {
+	vis = make([]int, 0, (recs.Len()-from)/4)
+	for i, rec := range recs.All(from) {
 		switch {
 		case !rec.Event():
 			vis = append(vis, i) // bad lines are never hidden
-		case keep != nil && int(rec.Pos) <= n && keep[rec.Pos], keep == nil && !hidden[rec.Type()]:
+		case keep != nil && int(rec.Pos)-base <= n && keep[int(rec.Pos)-base], keep == nil && !hidden[rec.Type()]:
 			matches++
 			vis = append(vis, i)
 		}
@@ -195,8 +200,26 @@ func visFor(s *app.Session, recs journal.Records, q *query.Query, hidden map[str
 	return vis, matches, firstErr, true
 }
 
-// requestVis recomputes the shown records in the background.
-func (m *Model) requestVis() tea.Cmd {
+// requestVis recomputes the shown records in the background: the filter,
+// the hidden types or the problems toggle changed.
+func (m *Model) requestVis() tea.Cmd { return m.requestVisFrom(0) }
+
+// visGrew brings the shown records up to the journal's growth: only the
+// records added since the last result are looked at. While a computation
+// runs, it waits for it (the result's visMsg asks for the rest).
+func (m *Model) visGrew(reset bool) tea.Cmd {
+	switch {
+	case reset || m.tv.visUpto > m.tl.recs.Len():
+		return m.requestVis()
+	case m.tv.visPending:
+		return nil
+	}
+	return m.requestVisFrom(m.tv.visUpto)
+}
+
+// requestVisFrom computes the shown records from record index from on in
+// the background, to replace (from 0) or extend the shown ones.
+func (m *Model) requestVisFrom(from int) tea.Cmd {
 	if m.sess == nil {
 		return nil
 	}
@@ -208,7 +231,7 @@ func (m *Model) requestVis() tea.Cmd {
 		m.tl.setVisible(nil)
 		return nil
 	}
-	m.tv.filtering, m.tv.visPending = true, true
+	m.tv.filtering, m.tv.visPending, m.tv.visFull = true, true, from == 0
 	m.tv.run.done.Store(0)
 	m.tv.run.total.Store(0)
 	gen, dg, s, recs := m.tv.visGen, m.dataGen, m.sess, m.sess.J.Index.Records()
@@ -218,11 +241,11 @@ func (m *Model) requestVis() tea.Cmd {
 		hidden[k] = v
 	}
 	compute := func() tea.Msg {
-		vis, n, err, ok := visFor(s, recs, q, hidden, probs, run, int64(gen))
+		vis, n, err, ok := visFor(s, recs, from, q, hidden, probs, run, int64(gen))
 		if !ok {
 			return nil // a newer request replaced this one
 		}
-		return visMsg{gen: gen, dataGen: dg, vis: vis, matches: n, err: err}
+		return visMsg{gen: gen, dataGen: dg, from: from, upto: recs.Len(), vis: vis, matches: n, err: err}
 	}
 	return tea.Batch(compute, visTick(gen))
 }
@@ -583,16 +606,28 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 		if msg.gen != m.tv.visGen || msg.dataGen != m.dataGen {
 			return m, nil, true
 		}
-		m.tv.matches = msg.matches
 		m.tv.visPending = false
-		m.tl.setVisible(msg.vis)
+		if msg.from == 0 {
+			m.tv.matches = msg.matches
+			m.tl.setVisible(msg.vis)
+		} else {
+			// The records the journal grew by: the shown ones before them
+			// stay.
+			m.tv.matches += msg.matches
+			m.tl.setVisible(append(m.tl.vis, msg.vis...))
+		}
+		m.tv.visUpto = msg.upto
 		if msg.err != "" {
 			m.setStatus(msg.err, true)
 		}
 		if m.follow {
 			m.tl.selectLast()
 		}
-		return m, m.requestState(), true
+		cmds := []tea.Cmd{m.requestState()}
+		if m.tl.recs.Len() > msg.upto {
+			cmds = append(cmds, m.requestVisFrom(msg.upto)) // it grew meanwhile
+		}
+		return m, tea.Batch(cmds...), true
 	case diffMsg:
 		if msg.dataGen != m.dataGen {
 			return m, nil, true
@@ -769,12 +804,12 @@ func (m Model) travelStatus() []string {
 	}
 	if m.tv.filter != nil {
 		s := fmt.Sprintf("/%s: %d match(es)", render.Line(firstLine(m.tv.filter.Src, 40)), m.tv.matches)
-		if m.tv.visPending {
+		if m.tv.visPending && m.tv.visFull {
 			s = fmt.Sprintf("/%s: filtering…%s", render.Line(firstLine(m.tv.filter.Src, 40)), m.visProgress())
 		}
 		parts = append(parts, m.st.PendingBadge.Render(s))
 	}
-	if m.tv.visPending && m.tv.filter == nil {
+	if m.tv.visPending && m.tv.visFull && m.tv.filter == nil {
 		parts = append(parts, m.st.Dim.Render("filtering…"+m.visProgress()))
 	}
 	if n := len(m.tv.hidden); n > 0 {
