@@ -123,7 +123,7 @@ func firstStateWhere(s *app.Session, q *query.Query) (int, error) {
 	st := s.F.Init()
 	err := s.J.Each(1, s.R.Events(), func(ev model.Event) error {
 		st = s.F.Apply(st, ev)
-		if ok, _ := q.Match(query.Value(model.StateJSON(s.F, st, ev.Pos))); ok {
+		if ok, _ := q.MatchState(s.F, st, ev.Pos); ok {
 			found = ev.Pos
 			return errFound
 		}

@@ -82,6 +82,15 @@ type StreamViews interface {
 	StreamView(s State) Object
 }
 
+// KeyViews may be implemented by a Format whose View builds every member
+// whole each time (Durable Stream's): KeyView returns only View's members
+// named in keys, in View's order and as View gives them, building nothing
+// for the others. A query that reads a few members of every state of a
+// journal then costs what those members cost.
+type KeyViews interface {
+	KeyView(s State, keys []string) Object
+}
+
 // StreamStateJSON is StateJSON with f's StreamView when f implements
 // StreamViews, and StateJSON otherwise.
 func StreamStateJSON(f Format, s State, at int) Object {
@@ -89,7 +98,7 @@ func StreamStateJSON(f Format, s State, at int) Object {
 	if !ok {
 		return StateJSON(f, s, at)
 	}
-	return append(stateHead(f, s, at), sv.StreamView(s)...)
+	return append(StateHead(f, s, at), sv.StreamView(s)...)
 }
 
 // StreamRenders may be implemented by a Format whose projection holds the

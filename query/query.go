@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,10 @@ type Query struct {
 	// Src is the expression as typed.
 	Src  string
 	code *gojq.Code
+	// keys are the only top-level members of its input the expression
+	// reads, when partial (rootKeys).
+	keys    []string
+	partial bool
 }
 
 // Timeout bounds one evaluation, so an expression such as `repeat(.)` can
@@ -52,7 +57,56 @@ func Compile(src string) (*Query, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jq: %v", err)
 	}
-	return &Query{Src: src, code: code}, nil
+	keys, partial := rootKeys(q)
+	return &Query{Src: src, code: code, keys: keys, partial: partial}, nil
+}
+
+// MatchState is Match over the state after position at, the object
+// model.StateJSON gives, made only as far as the expression reads it: for
+// an expression that names the members it reads (`.pending | length > 0`,
+// `.iterations > 40`), the object holds only those, and a state's lists
+// that grow with the journal (model.StreamViews) are made only when it
+// reads them, and a format's other members (model.KeyViews) not at all. A
+// search for the first state where such an expression holds
+// then costs a fold of the journal, not the making of every state whole.
+func (q *Query) MatchState(f model.Format, s model.State, at int) (bool, error) {
+	return q.Match(q.stateInput(f, s, at))
+}
+
+// stateInput is MatchState's input.
+func (q *Query) stateInput(f model.Format, s model.State, at int) any {
+	if !q.partial {
+		return Value(model.StateJSON(f, s, at))
+	}
+	m := make(map[string]any, len(q.keys))
+	if len(q.keys) == 0 {
+		return m
+	}
+	var obj model.Object
+	if kv, ok := f.(model.KeyViews); ok && !q.headOnly() {
+		obj = append(model.StateHead(f, s, at), kv.KeyView(s, q.keys)...)
+	} else if q.headOnly() {
+		obj = model.StateHead(f, s, at)
+	} else {
+		obj = model.StreamStateJSON(f, s, at)
+	}
+	for _, fl := range obj {
+		if slices.Contains(q.keys, fl.Key) {
+			m[fl.Key] = Value(fl.Value)
+		}
+	}
+	return m
+}
+
+// headOnly reports whether the expression reads only members of
+// model.StateHead.
+func (q *Query) headOnly() bool {
+	for _, k := range q.keys {
+		if k != "format" && k != "at" && k != "pending" {
+			return false
+		}
+	}
+	return true
 }
 
 // Match reports whether the expression is true for v (a value from Event
@@ -190,6 +244,26 @@ func Value(v any) any {
 		for i, e := range x {
 			out[i] = e
 		}
+		return out
+	case model.Literal:
+		return x.String()
+	case model.Lazy:
+		// Made item by item; an item is converted before the next.
+		if x.Object {
+			m := make(map[string]any, x.Len)
+			x.Each(func(f any) bool {
+				if f, ok := f.(model.Field); ok {
+					m[f.Key] = Value(f.Value)
+				}
+				return true
+			})
+			return m
+		}
+		out := make([]any, 0, x.Len)
+		x.Each(func(e any) bool {
+			out = append(out, Value(e))
+			return true
+		})
 		return out
 	}
 	// Anything else: through encoding/json, as model.Object marshals it.

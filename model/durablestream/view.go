@@ -1,6 +1,7 @@
 package durablestream
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -46,45 +47,82 @@ func (c *checkpoint) object() model.Object {
 //     updated_at, at} from lifecycle.session.* events.
 //   - "events_replayed" and "last_event_at" (ms), as resume() reports them.
 //   - "counts": the number of events of each type, by type name.
-func (s *state) View() model.Object {
+func (s *state) View() model.Object { return s.viewOf(nil) }
+
+// KeyView is View with only the members named in keys
+// (model.KeyViews): the lists of the others are not built.
+func (format) KeyView(st model.State, keys []string) model.Object {
+	s, ok := st.(*state)
+	if !ok {
+		return nil
+	}
+	return s.viewOf(keys)
+}
+
+// viewOf is View's members named in keys (all of them for nil keys).
+func (s *state) viewOf(keys []string) model.Object {
+	want := func(k string) bool { return keys == nil || slices.Contains(keys, k) }
 	l, n := s.lin, s.n
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	pend := []any{}
-	l.pending.each(n, func(c *checkpoint) { pend = append(pend, c.object()) })
-	act := []any{}
-	l.active.each(n, func(in *intent) { act = append(act, in.object()) })
-	dec := make([]any, 0, s.lens.nDecided)
-	for i := range l.decided[:s.lens.nDecided] {
-		dec = append(dec, l.decided[i].object())
+	var pend, act, dec, fin, epics, tasks, directives, assumptions, learnings, handoffs, sess []any
+	if want("pending_checkpoints") {
+		pend = []any{}
+		l.pending.each(n, func(c *checkpoint) { pend = append(pend, c.object()) })
 	}
-	fin := make([]any, 0, s.lens.nFinished)
-	for i := range l.finished[:s.lens.nFinished] {
-		fin = append(fin, l.finished[i].object())
+	if want("active_intents") {
+		act = []any{}
+		l.active.each(n, func(in *intent) { act = append(act, in.object()) })
 	}
-	epics := []any{}
-	l.epics.each(n, func(e *ledgerItem) { epics = append(epics, e.epicObject()) })
-	tasks := []any{}
-	l.tasks.each(n, func(t *ledgerItem) { tasks = append(tasks, t.taskObject()) })
-	directives := make([]any, s.lens.nDirectives)
-	for i := range l.directives[:s.lens.nDirectives] {
-		directives[i] = l.directives[i].object()
+	if want("decided_checkpoints") {
+		dec = make([]any, 0, s.lens.nDecided)
+		for i := range l.decided[:s.lens.nDecided] {
+			dec = append(dec, l.decided[i].object())
+		}
 	}
-	assumptions := make([]any, s.lens.nAssumptions)
-	for i := range l.assumptions[:s.lens.nAssumptions] {
-		assumptions[i] = l.assumptions[i].object()
+	if want("finished_intents") {
+		fin = make([]any, 0, s.lens.nFinished)
+		for i := range l.finished[:s.lens.nFinished] {
+			fin = append(fin, l.finished[i].object())
+		}
 	}
-	learnings := make([]any, s.lens.nLearnings)
-	for i := range l.learnings[:s.lens.nLearnings] {
-		learnings[i] = l.learnings[i].object()
+	if want("ledger") {
+		epics = []any{}
+		l.epics.each(n, func(e *ledgerItem) { epics = append(epics, e.epicObject()) })
+		tasks = []any{}
+		l.tasks.each(n, func(t *ledgerItem) { tasks = append(tasks, t.taskObject()) })
+		directives = make([]any, s.lens.nDirectives)
+		for i := range l.directives[:s.lens.nDirectives] {
+			directives[i] = l.directives[i].object()
+		}
+		assumptions = make([]any, s.lens.nAssumptions)
+		for i := range l.assumptions[:s.lens.nAssumptions] {
+			assumptions[i] = l.assumptions[i].object()
+		}
+		learnings = make([]any, s.lens.nLearnings)
+		for i := range l.learnings[:s.lens.nLearnings] {
+			learnings[i] = l.learnings[i].object()
+		}
+		handoffs = make([]any, s.lens.nHandoffs)
+		for i := range l.handoffs[:s.lens.nHandoffs] {
+			handoffs[i] = l.handoffs[i].object()
+		}
 	}
-	handoffs := make([]any, s.lens.nHandoffs)
-	for i := range l.handoffs[:s.lens.nHandoffs] {
-		handoffs[i] = l.handoffs[i].object()
+	if want("sessions") {
+		sess = []any{}
+		l.sessions.each(n, func(se *session) { sess = append(sess, se.object()) })
 	}
-	sess := []any{}
-	l.sessions.each(n, func(se *session) { sess = append(sess, se.object()) })
-	return s.view(pend, act, dec, fin, epics, tasks, directives, assumptions, learnings, handoffs, sess)
+	v := s.view(pend, act, dec, fin, epics, tasks, directives, assumptions, learnings, handoffs, sess)
+	if keys == nil {
+		return v
+	}
+	out := v[:0]
+	for _, f := range v {
+		if want(f.Key) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // view returns the view with the given lists (whole or windows). The
