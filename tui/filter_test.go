@@ -204,3 +204,29 @@ func TestFilterWhileTheJournalGrows(t *testing.T) {
 	}
 	w.quit(t)
 }
+
+// A state search says how far it is while it folds, and the result of a
+// search that a newer one replaced is dropped.
+func TestSearchProgressAndReplacement(t *testing.T) {
+	m := openModel(t, deltaCompleted)
+	m.w, m.h = 140, 30
+	q, _ := query.Compile(`.iterations == 2`)
+	m.requestSearch(q) // not run: only its bookkeeping matters here
+	gen := m.tv.search.gen.Load()
+	m.tv.search.total.Store(400)
+	m.tv.search.done.Store(100)
+	m, _, _ = m.travelMsg(searchTickMsg{gen})
+	if !strings.Contains(m.statusLine(), "searching for the first state where .iterations == 2… 25%") {
+		t.Errorf("status line during a search: %q", m.statusLine())
+	}
+	old := gen
+	m.requestSearch(q)
+	m, _, _ = m.travelMsg(searchMsg{gen: old, dataGen: m.dataGen, src: q.Src, pos: 4})
+	if strings.Contains(m.statusLine(), "first true at #4") {
+		t.Error("a replaced search's result was shown")
+	}
+	m, _, _ = m.travelMsg(searchMsg{gen: m.tv.search.gen.Load(), dataGen: m.dataGen, src: q.Src, pos: 4})
+	if !strings.Contains(m.statusLine(), "first true at #4") {
+		t.Errorf("the search's result is not shown: %q", m.statusLine())
+	}
+}

@@ -28,7 +28,6 @@ import (
 	"github.com/rewind-tui/rewind/journal/tail"
 	"github.com/rewind-tui/rewind/keymap"
 	"github.com/rewind-tui/rewind/model"
-	"github.com/rewind-tui/rewind/query"
 	"github.com/rewind-tui/rewind/render"
 	"github.com/rewind-tui/rewind/replay"
 )
@@ -299,11 +298,9 @@ func (m *Model) requestState() tea.Cmd {
 		}
 		hit := false
 		if bp != nil {
-			full := obj
-			if _, windowed := f.(model.PaneViews); windowed {
-				full = model.StateJSON(f, s, pos) // the expression sees the whole state
-			}
-			hit, _ = bp.Match(query.Value(full))
+			// The expression sees the whole state, not the pane's window,
+			// made as far as it reads it.
+			hit, _ = bp.MatchState(f, s, pos)
 		}
 		return stateMsg{gen: gen, dataGen: dg, pos: pos, obj: obj, changed: changed, md: out, bp: hit}
 	}

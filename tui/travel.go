@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -42,6 +43,8 @@ type travel struct {
 	visUpto    int     // the records the shown ones were computed over
 	visFull    bool    // the computation under way replaces the shown records
 	run        *visRun // the filter computation under way, shared by the Model's copies
+	search     *searchRun
+	searchSrc  string
 
 	playing bool
 	speed   int // index in speeds
@@ -82,9 +85,10 @@ type listOverlay struct {
 
 func (m *Model) initTravel() {
 	if m.tv.run != nil {
-		m.tv.run.gen.Add(1) // the old session's filter stops
+		m.tv.run.gen.Add(1)    // the old session's filter stops
+		m.tv.search.gen.Add(1) // and its state search
 	}
-	m.tv = travel{hidden: map[string]bool{}, touches: &touchIndex{t: replay.NewTouches()}, run: new(visRun)}
+	m.tv = travel{hidden: map[string]bool{}, touches: &touchIndex{t: replay.NewTouches()}, run: new(visRun), search: new(searchRun)}
 	if m.sess != nil {
 		m.tv.marks, _ = bookmarks.Load(m.sess.J.Path)
 	}
@@ -275,6 +279,7 @@ type blameMsg struct {
 
 // searchMsg is sent when the state search has found (or not) a position.
 type searchMsg struct {
+	gen     int64
 	dataGen int
 	src     string
 	pos     int
@@ -331,24 +336,54 @@ func effect(e replay.Effect) string {
 }
 
 func (m *Model) requestSearch(q *query.Query) tea.Cmd {
-	s, dg := m.sess, m.dataGen
-	return func() tea.Msg {
+	s, dg, run := m.sess, m.dataGen, m.tv.search
+	gen := run.gen.Add(1) // an earlier search stops
+	n := s.R.Events()
+	run.done.Store(0)
+	run.total.Store(int64(n))
+	m.tv.searchSrc = q.Src
+	search := func() tea.Msg {
 		found := 0
 		st := s.F.Init()
-		stop := fmt.Errorf("found")
-		err := s.J.Each(1, s.R.Events(), func(ev model.Event) error {
+		stop := errors.New("found")
+		err := s.J.Each(1, n, func(ev model.Event) error {
 			st = s.F.Apply(st, ev)
-			if ok, _ := q.Match(query.Value(model.StateJSON(s.F, st, ev.Pos))); ok {
+			if ev.Pos&255 == 0 {
+				if run.gen.Load() != gen {
+					return stop
+				}
+				run.done.Store(int64(ev.Pos))
+			}
+			if ok, _ := q.MatchState(s.F, st, ev.Pos); ok {
 				found = ev.Pos
 				return stop
 			}
 			return nil
 		})
+		if run.gen.Load() != gen {
+			return nil // replaced by a newer search
+		}
 		if err == stop {
 			err = nil
 		}
-		return searchMsg{dataGen: dg, src: q.Src, pos: found, err: err}
+		run.total.Store(0)
+		return searchMsg{gen: gen, dataGen: dg, src: q.Src, pos: found, err: err}
 	}
+	return tea.Batch(search, searchTick(gen))
+}
+
+// searchRun is the state search under way: how far it is, and its
+// generation, which a newer search (or session) moves on to stop it.
+type searchRun struct {
+	gen         atomic.Int64
+	done, total atomic.Int64 // events folded, and to fold; total is 0 when done
+}
+
+// searchTickMsg redraws the state search's progress.
+type searchTickMsg struct{ gen int64 }
+
+func searchTick(gen int64) tea.Cmd {
+	return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return searchTickMsg{gen} })
 }
 
 // playDelay returns what works out how long to wait before the event after
@@ -658,8 +693,15 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 		}
 		m.tv.overlay = &listOverlay{title: fmt.Sprintf("Blame %s · %d event(s), newest first · enter jumps · esc closes", render.Line(msg.path), len(msg.pos)), lines: msg.lines, pos: msg.pos}
 		return m, nil, true
+	case searchTickMsg:
+		total := m.tv.search.total.Load()
+		if msg.gen != m.tv.search.gen.Load() || total <= 0 {
+			return m, nil, true
+		}
+		m.setStatus(fmt.Sprintf("searching for the first state where %s… %d%%", m.tv.searchSrc, 100*m.tv.search.done.Load()/total), false)
+		return m, searchTick(msg.gen), true
 	case searchMsg:
-		if msg.dataGen != m.dataGen {
+		if msg.dataGen != m.dataGen || msg.gen != m.tv.search.gen.Load() {
 			return m, nil, true
 		}
 		if msg.err != nil {
