@@ -14,6 +14,7 @@ import (
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/query"
+	"github.com/rewind-tui/rewind/replay"
 )
 
 // visReference is visFor the straightforward way: each record read on its
@@ -228,5 +229,24 @@ func TestSearchProgressAndReplacement(t *testing.T) {
 	m, _, _ = m.travelMsg(searchMsg{gen: m.tv.search.gen.Load(), dataGen: m.dataGen, src: q.Src, pos: 4})
 	if !strings.Contains(m.statusLine(), "first true at #4") {
 		t.Errorf("the search's result is not shown: %q", m.statusLine())
+	}
+}
+
+// While the blame record is built (once, on the first b), the status line
+// says how far it is.
+func TestBlameProgress(t *testing.T) {
+	m := openModel(t, deltaCompleted)
+	m.w, m.h = 160, 30
+	m.requestBlame(replay.Path{"status"}) // not run: only its bookkeeping matters here
+	m.tv.blame.total.Store(1000)
+	m.tv.blame.done.Store(512)
+	m, _, _ = m.travelMsg(blameTickMsg{m.tv.blame.gen.Load()})
+	if !strings.Contains(m.statusLine(), "blame .status… recording what each event changed, 51%") {
+		t.Errorf("status line while the blame record is built: %q", m.statusLine())
+	}
+	m.tv.blame.total.Store(0) // built
+	m.setStatus("", false)
+	if m, cmd, _ := m.travelMsg(blameTickMsg{m.tv.blame.gen.Load()}); cmd != nil || strings.Contains(m.statusLine(), "recording") {
+		t.Errorf("the progress went on after the record was built: %q", m.statusLine())
 	}
 }

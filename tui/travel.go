@@ -43,8 +43,10 @@ type travel struct {
 	visUpto    int     // the records the shown ones were computed over
 	visFull    bool    // the computation under way replaces the shown records
 	run        *visRun // the filter computation under way, shared by the Model's copies
-	search     *searchRun
+	search     *bgRun
 	searchSrc  string
+	blame      *bgRun
+	blamePath  string
 
 	playing bool
 	speed   int // index in speeds
@@ -87,8 +89,9 @@ func (m *Model) initTravel() {
 	if m.tv.run != nil {
 		m.tv.run.gen.Add(1)    // the old session's filter stops
 		m.tv.search.gen.Add(1) // and its state search
+		m.tv.blame.gen.Add(1)
 	}
-	m.tv = travel{hidden: map[string]bool{}, touches: &touchIndex{t: replay.NewTouches()}, run: new(visRun), search: new(searchRun)}
+	m.tv = travel{hidden: map[string]bool{}, touches: &touchIndex{t: replay.NewTouches()}, run: new(visRun), search: new(bgRun), blame: new(bgRun)}
 	if m.sess != nil {
 		m.tv.marks, _ = bookmarks.Load(m.sess.J.Path)
 	}
@@ -298,11 +301,18 @@ func (m *Model) requestDiff(a, b int) tea.Cmd {
 }
 
 func (m *Model) requestBlame(p replay.Path) tea.Cmd {
-	r, dg, ti, s := m.sess.R, m.dataGen, m.tv.touches, m.sess
-	return func() tea.Msg {
+	r, dg, ti, s, run := m.sess.R, m.dataGen, m.tv.touches, m.sess, m.tv.blame
+	gen := run.gen.Add(1)
+	run.done.Store(0)
+	run.total.Store(int64(r.Events()))
+	m.tv.blamePath = p.String()
+	blame := func() tea.Msg {
+		// The record of what each event changed is built once, on the
+		// first blame (on 1 GB, tens of seconds), and extended after.
 		ti.mu.Lock()
-		err := ti.t.Extend(context.Background(), r, nil)
+		err := ti.t.Extend(context.Background(), r, func(done int) { run.done.Store(int64(done)) })
 		ti.mu.Unlock()
+		run.total.Store(0)
 		if err != nil {
 			return blameMsg{dataGen: dg, err: err}
 		}
@@ -323,7 +333,11 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 		}
 		return msg
 	}
+	return tea.Batch(blame, progressTick(blameTickMsg{gen}))
 }
+
+// blameTickMsg redraws the progress of the blame record's building.
+type blameTickMsg struct{ gen int64 }
 
 func effect(e replay.Effect) string {
 	switch e.Op {
@@ -369,12 +383,13 @@ func (m *Model) requestSearch(q *query.Query) tea.Cmd {
 		run.total.Store(0)
 		return searchMsg{gen: gen, dataGen: dg, src: q.Src, pos: found, err: err}
 	}
-	return tea.Batch(search, searchTick(gen))
+	return tea.Batch(search, progressTick(searchTickMsg{gen}))
 }
 
-// searchRun is the state search under way: how far it is, and its
-// generation, which a newer search (or session) moves on to stop it.
-type searchRun struct {
+// bgRun is a computation under way off the UI goroutine (a state search,
+// the blame record): how far it is, and its generation, which a newer
+// request (or session) moves on, to stop it or drop its result.
+type bgRun struct {
 	gen         atomic.Int64
 	done, total atomic.Int64 // events folded, and to fold; total is 0 when done
 }
@@ -382,8 +397,18 @@ type searchRun struct {
 // searchTickMsg redraws the state search's progress.
 type searchTickMsg struct{ gen int64 }
 
-func searchTick(gen int64) tea.Cmd {
-	return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return searchTickMsg{gen} })
+// progressTick sends msg in 200 ms, to redraw a progress.
+func progressTick(msg tea.Msg) tea.Cmd {
+	return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return msg })
+}
+
+// percent is how far run is, 0 to 99, and false when it is not running.
+func (r *bgRun) percent() (int64, bool) {
+	total := r.total.Load()
+	if total <= 0 {
+		return 0, false
+	}
+	return min(100*r.done.Load()/total, 99), true
 }
 
 // playDelay returns what works out how long to wait before the event after
@@ -694,12 +719,19 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 		m.tv.overlay = &listOverlay{title: fmt.Sprintf("Blame %s · %d event(s), newest first · enter jumps · esc closes", render.Line(msg.path), len(msg.pos)), lines: msg.lines, pos: msg.pos}
 		return m, nil, true
 	case searchTickMsg:
-		total := m.tv.search.total.Load()
-		if msg.gen != m.tv.search.gen.Load() || total <= 0 {
+		pct, running := m.tv.search.percent()
+		if msg.gen != m.tv.search.gen.Load() || !running {
 			return m, nil, true
 		}
-		m.setStatus(fmt.Sprintf("searching for the first state where %s… %d%%", m.tv.searchSrc, 100*m.tv.search.done.Load()/total), false)
-		return m, searchTick(msg.gen), true
+		m.setStatus(fmt.Sprintf("searching for the first state where %s… %d%%", m.tv.searchSrc, pct), false)
+		return m, progressTick(msg), true
+	case blameTickMsg:
+		pct, running := m.tv.blame.percent()
+		if msg.gen != m.tv.blame.gen.Load() || !running {
+			return m, nil, true
+		}
+		m.setStatus(fmt.Sprintf("blame %s… recording what each event changed, %d%%", m.tv.blamePath, pct), false)
+		return m, progressTick(msg), true
 	case searchMsg:
 		if msg.dataGen != m.dataGen || msg.gen != m.tv.search.gen.Load() {
 			return m, nil, true
