@@ -283,6 +283,32 @@ func sameValue(a, b reflect.Value) bool {
 	return false
 }
 
+// lookupState is Lookup(stateView(f, s), p), making of the state only the
+// top-level member p starts with when it can: the head's members from
+// model.StateHead, a format's others from its KeyView (model.KeyViews).
+// Blame checks each event that may have changed p this way: on 250 MB of
+// Durable Stream, hundreds of candidates, each of which made the whole
+// state twice.
+func lookupState(f model.Format, s model.State, p Path) (any, bool) {
+	key, ok := "", len(p) > 0
+	if ok {
+		key, ok = p[0].(string)
+	}
+	var o model.Object
+	kv, keyViews := f.(model.KeyViews)
+	switch {
+	case !ok || key == "at":
+		return Lookup(stateView(f, s), p)
+	case key == "format" || key == "pending":
+		o = model.StateHead(f, s, 0)
+	case keyViews:
+		o = kv.KeyView(s, []string{key})
+	default:
+		return Lookup(stateView(f, s), p)
+	}
+	return Lookup(o, p)
+}
+
 // stateView is StateJSON without "at", which every event changes.
 func stateView(f model.Format, s model.State) model.Object {
 	o := model.StateJSON(f, s, 0)
@@ -467,8 +493,8 @@ func EffectAt(r *Replay, pos int, p Path) (Effect, error) {
 	if err != nil {
 		return Effect{}, err
 	}
-	old, had := Lookup(stateView(r.F, a), p)
-	nw, has := Lookup(stateView(r.F, b), p)
+	old, had := lookupState(r.F, a, p)
+	nw, has := lookupState(r.F, b, p)
 	e := Effect{Pos: pos, Old: old, New: nw}
 	switch {
 	case !had && has:
