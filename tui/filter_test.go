@@ -232,8 +232,8 @@ func TestSearchProgressAndReplacement(t *testing.T) {
 	}
 }
 
-// While the blame record is built (once, on the first b), the status line
-// says how far it is.
+// While the blame record is built (once, on the first b), and while the
+// events it names are checked, the status line says how far it is.
 func TestBlameProgress(t *testing.T) {
 	m := openModel(t, deltaCompleted)
 	m.w, m.h = 160, 30
@@ -244,9 +244,16 @@ func TestBlameProgress(t *testing.T) {
 	if !strings.Contains(m.statusLine(), "blame .status… recording what each event changed, 51%") {
 		t.Errorf("status line while the blame record is built: %q", m.statusLine())
 	}
-	m.tv.blame.total.Store(0) // built
+	m.tv.blame.phase.Store(1) // recorded: the candidates are checked
+	m.tv.blame.total.Store(40)
+	m.tv.blame.done.Store(10)
+	m, _, _ = m.travelMsg(blameTickMsg{m.tv.blame.gen.Load()})
+	if !strings.Contains(m.statusLine(), "blame .status… checking the events that may have changed it, 25%") {
+		t.Errorf("status line while the candidates are checked: %q", m.statusLine())
+	}
+	m.tv.blame.total.Store(0) // done
 	m.setStatus("", false)
 	if m, cmd, _ := m.travelMsg(blameTickMsg{m.tv.blame.gen.Load()}); cmd != nil || strings.Contains(m.statusLine(), "recording") {
-		t.Errorf("the progress went on after the record was built: %q", m.statusLine())
+		t.Errorf("the progress went on after the blame was done: %q", m.statusLine())
 	}
 }

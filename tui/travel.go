@@ -303,6 +303,7 @@ func (m *Model) requestDiff(a, b int) tea.Cmd {
 func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 	r, dg, ti, s, run := m.sess.R, m.dataGen, m.tv.touches, m.sess, m.tv.blame
 	gen := run.gen.Add(1)
+	run.phase.Store(0)
 	run.done.Store(0)
 	run.total.Store(int64(r.Events()))
 	m.tv.blamePath = p.String()
@@ -312,13 +313,21 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 		ti.mu.Lock()
 		err := ti.t.Extend(context.Background(), r, func(done int) { run.done.Store(int64(done)) })
 		ti.mu.Unlock()
-		run.total.Store(0)
 		if err != nil {
+			run.total.Store(0)
 			return blameMsg{dataGen: dg, err: err}
 		}
 		recs := s.J.Index.Records()
 		msg := blameMsg{dataGen: dg, path: p.String()}
-		for _, h := range ti.t.Blame(p) {
+		// Then the events recorded as having changed p, or maybe (a
+		// coarse record), are checked against the states.
+		hits := ti.t.Blame(p)
+		run.done.Store(0)
+		run.total.Store(int64(len(hits)))
+		run.phase.Store(1)
+		defer run.total.Store(0)
+		for i, h := range hits {
+			run.done.Store(int64(i))
 			if len(msg.pos) >= 200 {
 				msg.lines = append(msg.lines, "… more: rewind blame prints them all")
 				break
@@ -390,6 +399,7 @@ func (m *Model) requestSearch(q *query.Query) tea.Cmd {
 // the blame record): how far it is, and its generation, which a newer
 // request (or session) moves on, to stop it or drop its result.
 type bgRun struct {
+	phase       atomic.Int32 // what it is doing, for a computation in steps
 	gen         atomic.Int64
 	done, total atomic.Int64 // events folded, and to fold; total is 0 when done
 }
@@ -730,7 +740,11 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 		if msg.gen != m.tv.blame.gen.Load() || !running {
 			return m, nil, true
 		}
-		m.setStatus(fmt.Sprintf("blame %s… recording what each event changed, %d%%", m.tv.blamePath, pct), false)
+		what := "recording what each event changed"
+		if m.tv.blame.phase.Load() == 1 {
+			what = "checking the events that may have changed it"
+		}
+		m.setStatus(fmt.Sprintf("blame %s… %s, %d%%", m.tv.blamePath, what, pct), false)
 		return m, progressTick(msg), true
 	case searchMsg:
 		if msg.dataGen != m.dataGen || msg.gen != m.tv.search.gen.Load() {
