@@ -1044,7 +1044,11 @@ func (m Model) statusLine() string {
 		parts = append(parts, m.indexingStatus(p))
 	}
 	parts = append(parts, fmt.Sprintf("%d/%d", m.tl.pos(), m.tl.recs.Events()))
-	if m.follow {
+	if m.follow && m.indexing != nil {
+		// The cursor stays while a backlog is indexed (the user scrubs
+		// what is indexed) and goes to the last event at its end.
+		parts = append(parts, m.st.Follow.Render("● following once indexed"))
+	} else if m.follow {
 		parts = append(parts, m.st.Follow.Render("● following"))
 	} else if m.newCount > 0 {
 		parts = append(parts, m.st.Paused.Render(fmt.Sprintf("+%d new, G to follow", m.newCount)))

@@ -57,6 +57,9 @@ func TestIndexingInBackground(t *testing.T) {
 	if strings.Contains(s, "0 pending") || !strings.Contains(s, "pending: after indexing") {
 		t.Fatalf("while indexing, the status line claims a pending count it cannot know:\n%s", s)
 	}
+	if !strings.Contains(s, "following once indexed") {
+		t.Fatalf("while indexing, the status line does not say that following waits for the end:\n%s", s)
+	}
 
 	added, _ = j.UpdateTo(size)
 	_, all := j.Index.Counts()
