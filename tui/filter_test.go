@@ -8,6 +8,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
@@ -255,5 +258,44 @@ func TestBlameProgress(t *testing.T) {
 	m.setStatus("", false)
 	if m, cmd, _ := m.travelMsg(blameTickMsg{m.tv.blame.gen.Load()}); cmd != nil || strings.Contains(m.statusLine(), "recording") {
 		t.Errorf("the progress went on after the blame was done: %q", m.statusLine())
+	}
+}
+
+// esc stops a state search under way: its goroutine ends, its result is
+// dropped and the status line says so.
+func TestEscStopsASearch(t *testing.T) {
+	var b bytes.Buffer
+	if err := demo.Generate(&b, model.DeltaEngine, 3000, 1); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "journal.jsonl")
+	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := openModel(t, p)
+	m.w, m.h = 140, 30
+	// keys reads the whole state: every position makes the conversation.
+	q, _ := query.Compile(`keys | length > 1000`)
+	batch, ok := m.requestSearch(q)().(tea.BatchMsg)
+	if !ok || len(batch) == 0 {
+		t.Fatal("requestSearch gives no command")
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- batch[0]() }()
+	time.Sleep(100 * time.Millisecond)
+	if !m.tv.search.running() {
+		t.Fatal("the search ended before esc; the journal is too small to show anything")
+	}
+	m, _, _ = m.travelKey(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if !strings.Contains(m.statusLine(), "stopped") || m.tv.search.running() {
+		t.Errorf("after esc: status %q, running %v", m.statusLine(), m.tv.search.running())
+	}
+	select {
+	case msg := <-done:
+		if msg != nil {
+			t.Errorf("a stopped search gave %#v", msg)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the search went on after esc")
 	}
 }

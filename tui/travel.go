@@ -310,9 +310,19 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 	blame := func() tea.Msg {
 		// The record of what each event changed is built once, on the
 		// first blame (on 1 GB, tens of seconds), and extended after.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		ti.mu.Lock()
-		err := ti.t.Extend(context.Background(), r, func(done int) { run.done.Store(int64(done)) })
+		err := ti.t.Extend(ctx, r, func(done int) {
+			if run.gen.Load() != gen {
+				cancel() // stopped or replaced; what is recorded stays
+			}
+			run.done.Store(int64(done))
+		})
 		ti.mu.Unlock()
+		if run.gen.Load() != gen {
+			return nil
+		}
 		if err != nil {
 			run.total.Store(0)
 			return blameMsg{dataGen: dg, err: err}
@@ -325,8 +335,15 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 		run.done.Store(0)
 		run.total.Store(int64(len(hits)))
 		run.phase.Store(1)
-		defer run.total.Store(0)
+		defer func() {
+			if run.gen.Load() == gen {
+				run.total.Store(0)
+			}
+		}()
 		for i, h := range hits {
+			if run.gen.Load() != gen {
+				return nil
+			}
 			run.done.Store(int64(i))
 			if len(msg.pos) >= 200 {
 				msg.lines = append(msg.lines, "… more: rewind blame prints them all")
@@ -412,6 +429,15 @@ func progressTick(msg tea.Msg) tea.Cmd {
 	return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return msg })
 }
 
+// running reports whether a computation is under way.
+func (r *bgRun) running() bool { return r.total.Load() > 0 }
+
+// stop makes the computation under way stop and its result be dropped.
+func (r *bgRun) stop() {
+	r.gen.Add(1)
+	r.total.Store(0)
+}
+
 // percent is how far run is, 0 to 99, and false when it is not running.
 func (r *bgRun) percent() (int64, bool) {
 	total := r.total.Load()
@@ -481,6 +507,13 @@ func (m Model) travelKey(msg tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 			m.setStatus("stopped", false)
 			return m, nil, true
 		}
+	}
+	if key.Matches(msg, m.keys.Dialog.Cancel) && (m.tv.search.running() || m.tv.blame.running()) {
+		// esc stops a state search or a blame under way.
+		m.tv.search.stop()
+		m.tv.blame.stop()
+		m.setStatus("stopped", false)
+		return m, nil, true
 	}
 	if p := m.tv.prefix; p != "" {
 		m.tv.prefix = ""
