@@ -43,7 +43,7 @@ func BenchmarkFilterFrame100k(b *testing.B) {
 	m.w, m.h = 160, 50
 	m.layout()
 	q, _ := query.Compile(`select(.type | startswith("checkpoint"))`)
-	vis, n, _, _ := visFor(s, s.J.Index.Records(), 0, q, nil, false, new(visRun), 0)
+	vis, n, _, _ := visFor(s, s.J.Index.Records(), 0, q, nil, false, new(bgRun), 0)
 	b.ReportMetric(float64(n), "matches")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -64,6 +64,6 @@ func BenchmarkFilterScan100k(b *testing.B) {
 	recs := s.J.Index.Records()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		visFor(s, recs, 0, q, nil, false, new(visRun), 0)
+		visFor(s, recs, 0, q, nil, false, new(bgRun), 0)
 	}
 }

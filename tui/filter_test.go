@@ -104,7 +104,7 @@ func TestVisForEqualsOneByOne(t *testing.T) {
 			}
 		}
 		name := fmt.Sprintf("%s hidden=%v probs=%v", c.src, c.hidden, c.probs)
-		vis, n, firstErr, ok := visFor(s, recs, 0, q, c.hidden, c.probs, new(visRun), 0)
+		vis, n, firstErr, ok := visFor(s, recs, 0, q, c.hidden, c.probs, new(bgRun), 0)
 		wvis, wn, werr := visReference(t, s, q, c.hidden, c.probs)
 		if !ok || n != wn || firstErr != werr || !reflect.DeepEqual(vis, wvis) {
 			t.Errorf("%s: %d matches, %d shown, error %q; one by one: %d, %d, %q", name, n, len(vis), firstErr, wn, len(wvis), werr)
@@ -125,8 +125,8 @@ func TestVisForEqualsOneByOne(t *testing.T) {
 		t.Fatalf("the prefix has %d of %d records", early.Len(), recs.Len())
 	}
 	q, _ := query.Compile(`.payload.status == "pending"`)
-	vis, n, firstErr, _ := visFor(s, early, 0, q, nil, false, new(visRun), 0)
-	more, m, moreErr, ok := visFor(s, recs, early.Len(), q, nil, false, new(visRun), 0)
+	vis, n, firstErr, _ := visFor(s, early, 0, q, nil, false, new(bgRun), 0)
+	more, m, moreErr, ok := visFor(s, recs, early.Len(), q, nil, false, new(bgRun), 0)
 	wvis, wn, _ := visReference(t, s, q, nil, false)
 	if firstErr == "" {
 		firstErr = moreErr
@@ -136,7 +136,7 @@ func TestVisForEqualsOneByOne(t *testing.T) {
 	}
 
 	q, _ = query.Compile(`.type == "agent.spawned"`)
-	run := new(visRun)
+	run := new(bgRun)
 	run.gen.Store(2)
 	if _, _, _, ok := visFor(s, recs, 0, q, nil, false, run, 1); ok {
 		t.Error("a filter replaced by a newer one ran to its end")

@@ -36,13 +36,12 @@ type travel struct {
 	filter     *query.Query
 	hidden     map[string]bool
 	probs      bool
-	visGen     int
 	matches    int
 	filtering  bool
 	visPending bool
-	visUpto    int     // the records the shown ones were computed over
-	visFull    bool    // the computation under way replaces the shown records
-	run        *visRun // the filter computation under way, shared by the Model's copies
+	visUpto    int    // the records the shown ones were computed over
+	visFull    bool   // the computation under way replaces the shown records
+	run        *bgRun // the filter computation under way; pointers are shared by the Model's copies
 	search     *bgRun
 	searchSrc  string
 	blame      *bgRun
@@ -91,7 +90,7 @@ func (m *Model) initTravel() {
 		m.tv.search.gen.Add(1) // and its state search
 		m.tv.blame.gen.Add(1)
 	}
-	m.tv = travel{hidden: map[string]bool{}, touches: &touchIndex{t: replay.NewTouches()}, run: new(visRun), search: new(bgRun), blame: new(bgRun)}
+	m.tv = travel{hidden: map[string]bool{}, touches: &touchIndex{t: replay.NewTouches()}, run: new(bgRun), search: new(bgRun), blame: new(bgRun)}
 	if m.sess != nil {
 		m.tv.marks, _ = bookmarks.Load(m.sess.J.Path)
 	}
@@ -103,19 +102,12 @@ func (m *Model) initTravel() {
 // visMsg is sent when the shown records for the filter and hidden types
 // have been computed.
 type visMsg struct {
-	gen, dataGen int
-	from, upto   int // the records looked at: from, the first, to upto (excluded)
-	vis          []int
-	matches      int
-	err          string
-}
-
-// visRun is the filter computation under way: the UI reads its progress,
-// and a newer request makes it stop early.
-type visRun struct {
-	gen   atomic.Int64 // the visGen of the newest request
-	done  atomic.Int64 // events looked at by the running computation
-	total atomic.Int64 // events it looks at
+	gen        int64
+	dataGen    int
+	from, upto int // the records looked at: from, the first, to upto (excluded)
+	vis        []int
+	matches    int
+	err        string
 }
 
 // visChunk is how many events a filter worker takes at a time.
@@ -128,7 +120,7 @@ const visChunk = 4096
 // query.Matcher; run counts the events done, and the computation stops
 // (ok false) once run.gen is no longer gen. The first run-time error, in
 // file order, is returned.
-func visFor(s *app.Session, recs journal.Records, from int, q *query.Query, hidden map[string]bool, probs bool, run *visRun, gen int64) (vis []int, matches int, firstErr string, ok bool) {
+func visFor(s *app.Session, recs journal.Records, from int, q *query.Query, hidden map[string]bool, probs bool, run *bgRun, gen int64) (vis []int, matches int, firstErr string, ok bool) {
 	if q == nil && len(hidden) == 0 && !probs {
 		return nil, 0, "", true
 	}
@@ -157,28 +149,7 @@ func visFor(s *app.Session, recs journal.Records, from int, q *query.Query, hidd
 						return
 					}
 					first, last := base+c*visChunk+1, base+min((c+1)*visChunk, n)
-					i := recs.EventIndex(first) - 1 // the record before the event at first
-					_ = s.J.Each(first, last, func(ev model.Event) error {
-						for i++; !recs.IsEvent(i); i++ { // the next event's record, without a search
-						}
-						if hidden[recs.Type(i)] {
-							return nil
-						}
-						if probs && !s.F.Describe(ev).Problem {
-							return nil
-						}
-						if mt != nil {
-							ok, err := mt.MatchEvent(ev.Raw)
-							if err != nil && errs[c] == "" {
-								errs[c] = err.Error()
-							}
-							if !ok {
-								return nil
-							}
-						}
-						keep[ev.Pos-base] = true
-						return nil
-					})
+					errs[c] = visKeep(s, recs, first, last, hidden, probs, mt, keep[first-base:])
 					run.done.Add(int64(last - first + 1))
 				}
 			}()
@@ -207,6 +178,32 @@ func visFor(s *app.Session, recs journal.Records, from int, q *query.Query, hidd
 	return vis, matches, firstErr, true
 }
 
+// visKeep sets keep[pos-first] for each event from first to last that the
+// hidden types, the problems toggle and mt (nil: no filter) show, reading
+// the events in blocks, and returns mt's first run-time error.
+func visKeep(s *app.Session, recs journal.Records, first, last int, hidden map[string]bool, probs bool, mt *query.Matcher, keep []bool) (firstErr string) {
+	i := recs.EventIndex(first) - 1 // the record before the event at first
+	_ = s.J.Each(first, last, func(ev model.Event) error {
+		for i++; !recs.IsEvent(i); i++ { // the next event's record, without a search
+		}
+		if hidden[recs.Type(i)] || probs && !s.F.Describe(ev).Problem {
+			return nil
+		}
+		if mt != nil {
+			ok, err := mt.MatchEvent(ev.Raw)
+			if err != nil && firstErr == "" {
+				firstErr = err.Error()
+			}
+			if !ok {
+				return nil
+			}
+		}
+		keep[ev.Pos-first] = true
+		return nil
+	})
+	return firstErr
+}
+
 // requestVis recomputes the shown records in the background: the filter,
 // the hidden types or the problems toggle changed.
 func (m *Model) requestVis() tea.Cmd { return m.requestVisFrom(0) }
@@ -230,8 +227,7 @@ func (m *Model) requestVisFrom(from int) tea.Cmd {
 	if m.sess == nil {
 		return nil
 	}
-	m.tv.visGen++
-	m.tv.run.gen.Store(int64(m.tv.visGen))
+	gen := m.tv.run.gen.Add(1) // an older computation stops
 	if m.tv.filter == nil && len(m.tv.hidden) == 0 && !m.tv.probs {
 		m.tv.filtering = false
 		m.tv.visPending = false
@@ -241,28 +237,24 @@ func (m *Model) requestVisFrom(from int) tea.Cmd {
 	m.tv.filtering, m.tv.visPending, m.tv.visFull = true, true, from == 0
 	m.tv.run.done.Store(0)
 	m.tv.run.total.Store(0)
-	gen, dg, s, recs := m.tv.visGen, m.dataGen, m.sess, m.sess.J.Index.Records()
+	dg, s, recs := m.dataGen, m.sess, m.sess.J.Index.Records()
 	q, probs, run := m.tv.filter, m.tv.probs, m.tv.run
 	hidden := make(map[string]bool, len(m.tv.hidden))
 	for k, v := range m.tv.hidden {
 		hidden[k] = v
 	}
 	compute := func() tea.Msg {
-		vis, n, err, ok := visFor(s, recs, from, q, hidden, probs, run, int64(gen))
+		vis, n, err, ok := visFor(s, recs, from, q, hidden, probs, run, gen)
 		if !ok {
 			return nil // a newer request replaced this one
 		}
 		return visMsg{gen: gen, dataGen: dg, from: from, upto: recs.Len(), vis: vis, matches: n, err: err}
 	}
-	return tea.Batch(compute, visTick(gen))
+	return tea.Batch(compute, progressTick(visTickMsg{gen}))
 }
 
 // visTickMsg redraws the filter's progress while it is computed.
-type visTickMsg struct{ gen int }
-
-func visTick(gen int) tea.Cmd {
-	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return visTickMsg{gen} })
-}
+type visTickMsg struct{ gen int64 }
 
 // diffMsg is sent when a diff between two positions has been computed.
 type diffMsg struct {
@@ -701,12 +693,12 @@ func (m Model) travelPrompt(kind rune, val string) (Model, tea.Cmd) {
 func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case visTickMsg:
-		if msg.gen != m.tv.visGen || !m.tv.visPending {
+		if msg.gen != m.tv.run.gen.Load() || !m.tv.visPending {
 			return m, nil, true
 		}
-		return m, visTick(msg.gen), true
+		return m, progressTick(msg), true
 	case visMsg:
-		if msg.gen != m.tv.visGen || msg.dataGen != m.dataGen {
+		if msg.gen != m.tv.run.gen.Load() || msg.dataGen != m.dataGen {
 			return m, nil, true
 		}
 		m.tv.visPending = false
@@ -910,11 +902,11 @@ func (o *listOverlay) view(st render.Styles, w, h int) string {
 // visProgress is how far the filter under way is, " 45%", or "" when it
 // reads no events (types hidden only).
 func (m Model) visProgress() string {
-	total := m.tv.run.total.Load()
-	if total <= 0 {
+	pct, running := m.tv.run.percent()
+	if !running {
 		return ""
 	}
-	return fmt.Sprintf(" %d%%", min(100*m.tv.run.done.Load()/total, 99))
+	return fmt.Sprintf(" %d%%", pct)
 }
 
 // travelStatus returns the status line parts of time travel.
