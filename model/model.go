@@ -149,12 +149,12 @@ const (
 // state pane shows: "format", "at" and "pending" first, then the format's own
 // fields.
 func StateJSON(f Format, s State, at int) Object {
-	return append(StateHead(f, s, at), s.View()...)
+	return append(stateHead(f, s, at), s.View()...)
 }
 
-// StateHead is the "format", "at" and "pending" fields of the state JSON,
+// stateHead is the "format", "at" and "pending" fields of the state JSON,
 // which StateJSON starts with; it costs what the pending items cost.
-func StateHead(f Format, s State, at int) Object {
+func stateHead(f Format, s State, at int) Object {
 	p := s.Pending()
 	items := make([]any, 0, len(p))
 	for _, it := range p {

@@ -35,5 +35,5 @@ func PaneStateJSON(f Format, s State, at, n int) Object {
 	if !ok {
 		return StateJSON(f, s, at)
 	}
-	return append(StateHead(f, s, at), pv.PaneView(s, n)...)
+	return append(stateHead(f, s, at), pv.PaneView(s, n)...)
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"io"
+	"slices"
 )
 
 // Lazy is a JSON array, or with Object set a JSON object, whose items are
@@ -91,6 +92,44 @@ type KeyViews interface {
 	KeyView(s State, keys []string) Object
 }
 
+// StateMembers returns the members of the state object (StateJSON) named
+// in keys, in its order, making as little of the state as f allows: the
+// head's members (format, at, pending) from stateHead, a format's own from
+// its KeyView (KeyViews). For a format without KeyViews they are taken from
+// view(f, s, at): StateJSON, or StreamStateJSON for a caller that reads
+// model.Lazy lists. A search over every state of a journal that reads a
+// few members (queries, blame) costs what those members cost.
+func StateMembers(f Format, s State, at int, keys []string, view func(Format, State, int) Object) Object {
+	head, own := false, false
+	for _, k := range keys {
+		if k == "format" || k == "at" || k == "pending" {
+			head = true
+		} else {
+			own = true
+		}
+	}
+	var o Object
+	kv, keyViews := f.(KeyViews)
+	switch {
+	case own && !keyViews:
+		o = view(f, s, at)
+	case own:
+		if head {
+			o = stateHead(f, s, at)
+		}
+		o = append(o, kv.KeyView(s, keys)...)
+	case head:
+		o = stateHead(f, s, at)
+	}
+	out := make(Object, 0, len(keys))
+	for _, fl := range o {
+		if slices.Contains(keys, fl.Key) {
+			out = append(out, fl)
+		}
+	}
+	return out
+}
+
 // StreamStateJSON is StateJSON with f's StreamView when f implements
 // StreamViews, and StateJSON otherwise.
 func StreamStateJSON(f Format, s State, at int) Object {
@@ -98,7 +137,7 @@ func StreamStateJSON(f Format, s State, at int) Object {
 	if !ok {
 		return StateJSON(f, s, at)
 	}
-	return append(StateHead(f, s, at), sv.StreamView(s)...)
+	return append(stateHead(f, s, at), sv.StreamView(s)...)
 }
 
 // StreamRenders may be implemented by a Format whose projection holds the

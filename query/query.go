@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,34 +78,10 @@ func (q *Query) stateInput(f model.Format, s model.State, at int) any {
 		return Value(model.StateJSON(f, s, at))
 	}
 	m := make(map[string]any, len(q.keys))
-	if len(q.keys) == 0 {
-		return m
-	}
-	var obj model.Object
-	if kv, ok := f.(model.KeyViews); ok && !q.headOnly() {
-		obj = append(model.StateHead(f, s, at), kv.KeyView(s, q.keys)...)
-	} else if q.headOnly() {
-		obj = model.StateHead(f, s, at)
-	} else {
-		obj = model.StreamStateJSON(f, s, at)
-	}
-	for _, fl := range obj {
-		if slices.Contains(q.keys, fl.Key) {
-			m[fl.Key] = Value(fl.Value)
-		}
+	for _, fl := range model.StateMembers(f, s, at, q.keys, model.StreamStateJSON) {
+		m[fl.Key] = Value(fl.Value)
 	}
 	return m
-}
-
-// headOnly reports whether the expression reads only members of
-// model.StateHead.
-func (q *Query) headOnly() bool {
-	for _, k := range q.keys {
-		if k != "format" && k != "at" && k != "pending" {
-			return false
-		}
-	}
-	return true
 }
 
 // Match reports whether the expression is true for v (a value from Event

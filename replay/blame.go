@@ -284,29 +284,22 @@ func sameValue(a, b reflect.Value) bool {
 }
 
 // lookupState is Lookup(stateView(f, s), p), making of the state only the
-// top-level member p starts with when it can: the head's members from
-// model.StateHead, a format's others from its KeyView (model.KeyViews).
-// Blame checks each event that may have changed p this way: on 250 MB of
-// Durable Stream, hundreds of candidates, each of which made the whole
-// state twice.
+// top-level member p starts with where the format allows it
+// (model.StateMembers). Blame checks each event that may have changed p
+// this way: on 250 MB of Durable Stream, hundreds of candidates, each of
+// which made the whole state twice.
 func lookupState(f model.Format, s model.State, p Path) (any, bool) {
 	key, ok := "", len(p) > 0
 	if ok {
 		key, ok = p[0].(string)
 	}
-	var o model.Object
-	kv, keyViews := f.(model.KeyViews)
 	switch {
-	case !ok || key == "at":
+	case !ok:
 		return Lookup(stateView(f, s), p)
-	case key == "format" || key == "pending":
-		o = model.StateHead(f, s, 0)
-	case keyViews:
-		o = kv.KeyView(s, []string{key})
-	default:
-		return Lookup(stateView(f, s), p)
+	case key == "at":
+		return nil, false // stateView leaves it out: every event changes it
 	}
-	return Lookup(o, p)
+	return Lookup(model.StateMembers(f, s, 0, []string{key}, model.StateJSON), p)
 }
 
 // stateView is StateJSON without "at", which every event changes.
