@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"io"
 	"os"
 	"slices"
@@ -68,7 +67,7 @@ EXPR over the state is true (exit status 1 if it never is).`,
 				return err
 			}
 			if q != nil {
-				found, err := firstStateWhere(s, q)
+				found, err := s.FirstStateWhere(q, nil)
 				if err != nil {
 					return usageErr("%s: %v", s.J.Path, err)
 				}
@@ -115,27 +114,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n.Add(int64(n))
 	return n, err
 }
-
-// firstStateWhere returns the first position (from 1) whose state makes q
-// true, or 0. A run-time error of q counts as false.
-func firstStateWhere(s *app.Session, q *query.Query) (int, error) {
-	found := 0
-	st := s.F.Init()
-	err := s.J.Each(1, s.R.Events(), func(ev model.Event) error {
-		st = s.F.Apply(st, ev)
-		if ok, _ := q.MatchState(s.F, st, ev.Pos); ok {
-			found = ev.Pos
-			return errFound
-		}
-		return nil
-	})
-	if errors.Is(err, errFound) {
-		err = nil
-	}
-	return found, err
-}
-
-var errFound = errors.New("found")
 
 func newRenderCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 	var at int

@@ -13,6 +13,7 @@ import (
 	"github.com/rewind-tui/rewind/model/deltaengine"
 	"github.com/rewind-tui/rewind/model/deltamind"
 	"github.com/rewind-tui/rewind/model/formats"
+	"github.com/rewind-tui/rewind/query"
 	"github.com/rewind-tui/rewind/replay"
 )
 
@@ -193,6 +194,36 @@ func (s *Session) FoldWhileIndexing() error {
 	_, err = s.R.StateAt(s.R.Events())
 	return err
 }
+
+// FirstStateWhere folds the journal from its first event and returns the
+// first position (from 1) whose state makes q true, or 0; a run-time
+// error of q counts as false. Each state is made only as far as q reads it
+// (query.MatchState). keepOn, when not nil, is called every 256 events with
+// the position reached, and the search stops, returning 0, when it
+// returns false. It must not run concurrently with other uses of s that
+// change it (Adopt, Redetect).
+func (s *Session) FirstStateWhere(q *query.Query, keepOn func(pos int) bool) (int, error) {
+	found := 0
+	st := s.F.Init()
+	err := s.J.Each(1, s.R.Events(), func(ev model.Event) error {
+		st = s.F.Apply(st, ev)
+		if keepOn != nil && ev.Pos&255 == 0 && !keepOn(ev.Pos) {
+			return errStop
+		}
+		if ok, _ := q.MatchState(s.F, st, ev.Pos); ok {
+			found = ev.Pos
+			return errStop
+		}
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	return found, err
+}
+
+// errStop ends FirstStateWhere's fold.
+var errStop = errors.New("stop")
 
 // foldWorkers is how many index workers classify while FoldWhileIndexing
 // folds on the committing goroutine: with two CPUs, one each for the fold

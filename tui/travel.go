@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -375,28 +374,12 @@ func (m *Model) requestSearch(q *query.Query) tea.Cmd {
 	run.total.Store(int64(n))
 	m.tv.searchSrc = q.Src
 	search := func() tea.Msg {
-		found := 0
-		st := s.F.Init()
-		stop := errors.New("found")
-		err := s.J.Each(1, n, func(ev model.Event) error {
-			st = s.F.Apply(st, ev)
-			if ev.Pos&255 == 0 {
-				if run.gen.Load() != gen {
-					return stop
-				}
-				run.done.Store(int64(ev.Pos))
-			}
-			if ok, _ := q.MatchState(s.F, st, ev.Pos); ok {
-				found = ev.Pos
-				return stop
-			}
-			return nil
+		found, err := s.FirstStateWhere(q, func(pos int) bool {
+			run.done.Store(int64(pos))
+			return run.gen.Load() == gen
 		})
 		if run.gen.Load() != gen {
-			return nil // replaced by a newer search
-		}
-		if err == stop {
-			err = nil
+			return nil // stopped, or replaced by a newer search
 		}
 		run.total.Store(0)
 		return searchMsg{gen: gen, dataGen: dg, src: q.Src, pos: found, err: err}
