@@ -143,20 +143,28 @@ func (d *decoder) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k.(string)] = v
-		if d.ws(); d.i >= len(d.b) {
-			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.ws()
-		case '}':
-			d.i++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := d.next('}'); !ok || !more {
+			return m, ok
 		}
 	}
+}
+
+// next moves past what follows a member or an element: a ',' (more is
+// true) or close (more is false); ok is false for anything else.
+func (d *decoder) next(close byte) (more, ok bool) {
+	if d.ws(); d.i >= len(d.b) {
+		return false, false
+	}
+	switch d.b[d.i] {
+	case ',':
+		d.i++
+		d.ws()
+		return true, true
+	case close:
+		d.i++
+		return false, true
+	}
+	return false, false
 }
 
 func (d *decoder) array(depth int) (any, bool) {
@@ -181,21 +189,11 @@ func (d *decoder) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		if d.ws(); d.i >= len(d.b) {
-			return nil, false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.ws()
-		case ']':
-			d.i++
-			if slot >= 0 {
+		if more, ok := d.next(']'); !ok || !more {
+			if ok && slot >= 0 {
 				d.arrs[slot] = a // keep what it grew to
 			}
-			return a, true
-		default:
-			return nil, false
+			return a, ok
 		}
 	}
 }

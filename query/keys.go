@@ -65,13 +65,13 @@ func (k *keyScan) term(t *gojq.Term) bool {
 	case gojq.TermTypeIndex:
 		// .name, ."name", .["name"]: a member; any other index reads more.
 		ix := t.Index
-		switch {
+		switch c := constString(ix.Start); {
 		case ix.Name != "":
 			k.add(ix.Name)
 		case ix.Str != nil && ix.Str.Queries == nil && !ix.IsSlice && ix.Start == nil && ix.End == nil:
 			k.add(ix.Str.Str)
-		case ix.Str == nil && !ix.IsSlice && ix.End == nil && ix.Start != nil && constString(ix.Start) != nil:
-			k.add(*constString(ix.Start))
+		case ix.Str == nil && !ix.IsSlice && ix.End == nil && c != nil:
+			k.add(*c)
 		default:
 			return false
 		}

@@ -52,23 +52,34 @@ func (format) PaneView(st model.State, n int) model.Object {
 // long, else its last n as a model.Window.
 func listWindow[T any](list []T, n int, object func(*T) model.Object) any {
 	k := min(n, len(list))
-	out := make([]any, 0, k)
-	for i := len(list) - k; i < len(list); i++ {
-		out = append(out, object(&list[i]))
-	}
+	out := listAll(list[len(list)-k:], object)
 	if k == len(list) {
 		return out
 	}
 	return model.Window{Items: out, From: len(list) - k, Total: len(list)}
 }
 
+// listAll returns the objects of list.
+func listAll[T any](list []T, object func(*T) model.Object) []any {
+	out := make([]any, len(list))
+	for i := range list {
+		out[i] = object(&list[i])
+	}
+	return out
+}
+
+// mapAll returns the objects of the values of m as of version ver.
+func mapAll[V any](m *omap[V], ver int64, object func(V) model.Object) []any {
+	out := []any{}
+	m.each(ver, func(v V) { out = append(out, object(v)) })
+	return out
+}
+
 // mapWindow returns the objects of the total values of m as of version
 // ver, whole when there are at most n, else the last n as a model.Window.
 func mapWindow[V any](m *omap[V], ver int64, total, n int, object func(V) model.Object) any {
 	if total <= n {
-		out := make([]any, 0, total)
-		m.each(ver, func(v V) { out = append(out, object(v)) })
-		return out
+		return mapAll(m, ver, object)
 	}
 	vals := m.tail(ver, n)
 	out := make([]any, len(vals))

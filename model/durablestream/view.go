@@ -62,55 +62,32 @@ func (format) KeyView(st model.State, keys []string) model.Object {
 // viewOf is View's members named in keys (all of them for nil keys).
 func (s *state) viewOf(keys []string) model.Object {
 	want := func(k string) bool { return keys == nil || slices.Contains(keys, k) }
-	l, n := s.lin, s.n
+	l, ver := s.lin, s.n
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var pend, act, dec, fin, epics, tasks, directives, assumptions, learnings, handoffs, sess []any
+	var pend, act, dec, fin, epics, tasks, directives, assumptions, learnings, handoffs, sess any
 	if want("pending_checkpoints") {
-		pend = []any{}
-		l.pending.each(n, func(c *checkpoint) { pend = append(pend, c.object()) })
+		pend = mapAll(&l.pending, ver, (*checkpoint).object)
 	}
 	if want("active_intents") {
-		act = []any{}
-		l.active.each(n, func(in *intent) { act = append(act, in.object()) })
+		act = mapAll(&l.active, ver, (*intent).object)
 	}
 	if want("decided_checkpoints") {
-		dec = make([]any, 0, s.lens.nDecided)
-		for i := range l.decided[:s.lens.nDecided] {
-			dec = append(dec, l.decided[i].object())
-		}
+		dec = listAll(l.decided[:s.lens.nDecided], (*decision).object)
 	}
 	if want("finished_intents") {
-		fin = make([]any, 0, s.lens.nFinished)
-		for i := range l.finished[:s.lens.nFinished] {
-			fin = append(fin, l.finished[i].object())
-		}
+		fin = listAll(l.finished[:s.lens.nFinished], (*finished).object)
 	}
 	if want("ledger") {
-		epics = []any{}
-		l.epics.each(n, func(e *ledgerItem) { epics = append(epics, e.epicObject()) })
-		tasks = []any{}
-		l.tasks.each(n, func(t *ledgerItem) { tasks = append(tasks, t.taskObject()) })
-		directives = make([]any, s.lens.nDirectives)
-		for i := range l.directives[:s.lens.nDirectives] {
-			directives[i] = l.directives[i].object()
-		}
-		assumptions = make([]any, s.lens.nAssumptions)
-		for i := range l.assumptions[:s.lens.nAssumptions] {
-			assumptions[i] = l.assumptions[i].object()
-		}
-		learnings = make([]any, s.lens.nLearnings)
-		for i := range l.learnings[:s.lens.nLearnings] {
-			learnings[i] = l.learnings[i].object()
-		}
-		handoffs = make([]any, s.lens.nHandoffs)
-		for i := range l.handoffs[:s.lens.nHandoffs] {
-			handoffs[i] = l.handoffs[i].object()
-		}
+		epics = mapAll(&l.epics, ver, (*ledgerItem).epicObject)
+		tasks = mapAll(&l.tasks, ver, (*ledgerItem).taskObject)
+		directives = listAll(l.directives[:s.lens.nDirectives], (*directive).object)
+		assumptions = listAll(l.assumptions[:s.lens.nAssumptions], (*assumption).object)
+		learnings = listAll(l.learnings[:s.lens.nLearnings], (*learning).object)
+		handoffs = listAll(l.handoffs[:s.lens.nHandoffs], (*handoff).object)
 	}
 	if want("sessions") {
-		sess = []any{}
-		l.sessions.each(n, func(se *session) { sess = append(sess, se.object()) })
+		sess = mapAll(&l.sessions, ver, (*session).object)
 	}
 	v := s.view(pend, act, dec, fin, epics, tasks, directives, assumptions, learnings, handoffs, sess)
 	if keys == nil {
