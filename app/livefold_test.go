@@ -10,6 +10,7 @@ import (
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/journal/tail"
 	"github.com/rewind-tui/rewind/model"
@@ -23,14 +24,7 @@ import (
 func TestLiveFoldFoldsTheBacklogAsItIsIndexed(t *testing.T) {
 	for _, format := range []string{model.DurableStream, model.DeltaEngine, model.DeltaMind} {
 		t.Run(format, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := demo.Generate(&b, format, 3000, 1); err != nil {
-				t.Fatal(err)
-			}
-			p := filepath.Join(t.TempDir(), "journal.jsonl")
-			if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			p := journaltest.GeneratedPath(t, format, "journal.jsonl", 3000, 1)
 			fold := new(app.LiveFold)
 			f, err := tail.Follow(context.Background(), p, tail.Options{
 				Initial: 64 << 10, Step: 128 << 10, Hold: time.Hour, Poll: time.Hour, Each: fold.Each})

@@ -1,13 +1,9 @@
 package query
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/rewind-tui/rewind/demo"
-	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/model/formats"
 )
@@ -53,18 +49,7 @@ func TestRootKeysTellsWhatIsRead(t *testing.T) {
 // expressions that read all of it.
 func TestMatchStateEqualsMatchOverTheWholeState(t *testing.T) {
 	for _, name := range []string{model.DurableStream, model.DeltaEngine, model.DeltaMind} {
-		var b bytes.Buffer
-		if err := demo.Generate(&b, name, 300, 3); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(t.TempDir(), name+".jsonl")
-		if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		j, err := journal.Open(p, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		j := journaltest.Generated(t, name, name+".jsonl", 300, 3)
 		f, _ := formats.ByName(name)
 		var qs []*Query
 		for _, src := range append(partialExprs, wholeExprs...) {
@@ -76,7 +61,7 @@ func TestMatchStateEqualsMatchOverTheWholeState(t *testing.T) {
 		}
 		trueAt := make([]int, len(qs))
 		st := f.Init()
-		err = j.Each(1, 1<<30, func(ev model.Event) error {
+		err := j.Each(1, 1<<30, func(ev model.Event) error {
 			st = f.Apply(st, ev)
 			whole := Value(model.StateJSON(f, st, ev.Pos))
 			for i, q := range qs {
@@ -91,7 +76,6 @@ func TestMatchStateEqualsMatchOverTheWholeState(t *testing.T) {
 			}
 			return nil
 		})
-		j.Close()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,14 +1,11 @@
 package replay_test
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/rewind-tui/rewind/app"
-	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/replay"
 )
@@ -19,14 +16,7 @@ import (
 // member.
 func TestEffectAtEqualsTheWholeState(t *testing.T) {
 	for _, name := range []string{model.DurableStream, model.DeltaMind} {
-		var b bytes.Buffer
-		if err := demo.Generate(&b, name, 400, 2); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(t.TempDir(), "journal.jsonl")
-		if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		p := journaltest.GeneratedPath(t, name, "journal.jsonl", 400, 2)
 		s, err := app.OpenPath(p, app.Options{Format: name})
 		if err != nil {
 			t.Fatal(err)

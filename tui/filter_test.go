@@ -14,6 +14,7 @@ import (
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/query"
@@ -264,15 +265,7 @@ func TestBlameProgress(t *testing.T) {
 // esc stops a state search under way: its goroutine ends, its result is
 // dropped and the status line says so.
 func TestEscStopsASearch(t *testing.T) {
-	var b bytes.Buffer
-	if err := demo.Generate(&b, model.DeltaEngine, 3000, 1); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "journal.jsonl")
-	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m := openModel(t, p)
+	m := openModel(t, journaltest.GeneratedPath(t, model.DeltaEngine, "journal.jsonl", 3000, 1))
 	m.w, m.h = 140, 30
 	// keys reads the whole state: every position makes the conversation.
 	q, _ := query.Compile(`keys | length > 1000`)

@@ -34,9 +34,26 @@ func Open(t testing.TB, name string, data []byte) *journal.Journal {
 // demo.Generate format name) generated with seed, written as name.
 func Generated(t testing.TB, format, name string, n int, seed int64) *journal.Journal {
 	t.Helper()
+	return Open(t, name, generate(t, format, n, seed))
+}
+
+// GeneratedPath writes the journal Generated opens to a file called name
+// in a temporary directory of t and returns its path, for a test that
+// opens it its own way (a session, a follower, the TUI).
+func GeneratedPath(t testing.TB, format, name string, n int, seed int64) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, generate(t, format, n, seed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func generate(t testing.TB, format string, n int, seed int64) []byte {
+	t.Helper()
 	var b bytes.Buffer
 	if err := demo.Generate(&b, format, n, seed); err != nil {
 		t.Fatal(err)
 	}
-	return Open(t, name, b.Bytes())
+	return b.Bytes()
 }
