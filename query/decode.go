@@ -119,10 +119,7 @@ func (d *decoder) object(depth int) (any, bool) {
 		d.maps = append(d.maps, m)
 		d.nm++
 	}
-	d.i++
-	d.ws()
-	if d.i < len(d.b) && d.b[d.i] == '}' {
-		d.i++
+	if d.empty('}') {
 		return m, true
 	}
 	for {
@@ -147,6 +144,19 @@ func (d *decoder) object(depth int) (any, bool) {
 			return m, ok
 		}
 	}
+}
+
+// empty moves past the opening bracket at d.i and the space after it, and
+// past close when it follows (the object or array is empty, and empty
+// reports true).
+func (d *decoder) empty(close byte) bool {
+	d.i++
+	d.ws()
+	if d.i < len(d.b) && d.b[d.i] == close {
+		d.i++
+		return true
+	}
+	return false
 }
 
 // next moves past what follows a member or an element: a ',' (more is
@@ -177,10 +187,7 @@ func (d *decoder) array(depth int) (any, bool) {
 		a = d.arrs[slot][:0]
 		d.na++
 	}
-	d.i++
-	d.ws()
-	if d.i < len(d.b) && d.b[d.i] == ']' {
-		d.i++
+	if d.empty(']') {
 		return a, true
 	}
 	for {
