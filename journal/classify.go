@@ -22,6 +22,7 @@ type classifier struct {
 	recent [64]recentType
 	keys   []string
 	names  [][]byte // the fast path's top-level names
+	shape  shape    // the top-level names of the last line it accepted
 
 	seen     map[string]struct{} // name checks of objects with many members
 	seenFold map[string]string
