@@ -71,6 +71,16 @@ func (s *state) extends(p *state) bool {
 // entries s has after p's.
 func (s *state) touchedActions(p *state, out []replay.Path) []replay.Path {
 	var sr, pr *reader
+	defer func() {
+		// Their read buffers go back to the pool: blame's pass calls
+		// this for every event.
+		if sr != nil {
+			sr.release()
+		}
+		if pr != nil {
+			pr.release()
+		}
+	}()
 	done := map[string]bool{}
 	for i := p.nLog; i < s.nLog; i++ {
 		if sr == nil {
