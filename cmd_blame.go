@@ -40,8 +40,9 @@ changed old → new), separated by tabs. Exit status 1 when no event changed the
 			recs := s.J.Index.Records()
 			w := bufio.NewWriter(stdout)
 			n := 0
+			effects := replay.NewEffects(s.R, p)
 			for _, h := range tc.Blame(p) {
-				e, err := replay.EffectAt(s.R, h.Pos, p)
+				e, err := effects.At(h.Pos)
 				if err != nil {
 					return usageErr("%s: %v", s.J.Path, err)
 				}

@@ -30,6 +30,14 @@ type Lazy struct {
 	// Each's. Parts runs on one goroutine, and the parts it gives may run
 	// concurrently with it and with each other.
 	Parts func(yield func(part func(yield func(any) bool)) bool)
+	// At, when not nil, returns item i (0 <= i < Len) of a list on its
+	// own, made for the call and not Transient, as a whole View would
+	// hold it: a lookup of one item of a long list (blame's) costs that
+	// item.
+	At func(i int) any
+	// Get, when not nil, returns the member named key of an Object, as
+	// At returns an item, and whether there is one.
+	Get func(key string) (any, bool)
 }
 
 // MarshalJSON writes the items as marshalValue would write them held in a

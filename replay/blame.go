@@ -283,11 +283,14 @@ func sameValue(a, b reflect.Value) bool {
 	return false
 }
 
-// lookupState is Lookup(stateView(f, s), p), making of the state only the
-// top-level member p starts with where the format allows it
-// (model.StateMembers). Blame checks each event that may have changed p
-// this way: on 250 MB of Durable Stream, hundreds of candidates, each of
-// which made the whole state twice.
+// lookupState is Lookup(stateView(f, s), p), making of the state only
+// what lies on p where the format allows it: the top-level member p starts
+// with (model.StateMembers), and of a list that grows with the journal
+// (a model.Lazy of StreamStateJSON with At or Get: Delta Engine's messages
+// and actions, DeltaMind's items) the one item p goes into. Blame checks
+// each event that may have changed p this way: 18,385 candidates for
+// DeltaMind's .seq on a 6 MB journal, each of which made the whole state
+// twice.
 func lookupState(f model.Format, s model.State, p Path) (any, bool) {
 	key, ok := "", len(p) > 0
 	if ok {
@@ -299,6 +302,33 @@ func lookupState(f model.Format, s model.State, p Path) (any, bool) {
 	case key == "at":
 		return nil, false // stateView leaves it out: every event changes it
 	}
+	v, ok := model.StateMembers(f, s, 0, []string{key}, model.StreamStateJSON).Get(key)
+	if !ok {
+		return nil, false
+	}
+	l, lazy := v.(model.Lazy)
+	if !lazy {
+		return Lookup(v, p[1:])
+	}
+	if len(p) > 1 {
+		switch k := p[1].(type) {
+		case int:
+			if l.At != nil && !l.Object {
+				if k < 0 || k >= l.Len {
+					return nil, false
+				}
+				return Lookup(l.At(k), p[2:])
+			}
+		case string:
+			if l.Get != nil && l.Object {
+				if v, ok = l.Get(k); !ok {
+					return nil, false
+				}
+				return Lookup(v, p[2:])
+			}
+		}
+	}
+	// The whole list, or one without random access: as View makes it.
 	return Lookup(model.StateMembers(f, s, 0, []string{key}, model.StateJSON), p)
 }
 
@@ -476,18 +506,79 @@ type Effect struct {
 }
 
 // EffectAt computes what the event at pos did to p, from the states
-// before and after it.
+// before and after it. For many events, Effects costs less.
 func EffectAt(r *Replay, pos int, p Path) (Effect, error) {
-	a, err := r.StateAt(pos - 1)
+	return NewEffects(r, p).At(pos)
+}
+
+// Effects computes what events of a replay did to one path (EffectAt),
+// for events asked for in any order. It keeps the states of the stretch
+// of the journal it folded last, from a keyframe on: blame asks for the
+// events that changed a path newest first, and those between two
+// keyframes then cost one fold of the stretch between them, not a fold
+// from the keyframe each. An Effects is not safe for concurrent use.
+type Effects struct {
+	r      *Replay
+	p      Path
+	base   int           // position of states[0]
+	states []model.State // the states after events base, base+1, …
+}
+
+// NewEffects returns an Effects of path p in r.
+func NewEffects(r *Replay, p Path) *Effects { return &Effects{r: r, p: p} }
+
+// At computes what the event at pos did to the path, from the states
+// before and after it.
+func (e *Effects) At(pos int) (Effect, error) {
+	a, err := e.state(pos - 1)
 	if err != nil {
 		return Effect{}, err
 	}
-	b, err := r.StateAt(pos)
+	b, err := e.state(pos)
 	if err != nil {
 		return Effect{}, err
 	}
-	old, had := lookupState(r.F, a, p)
-	nw, has := lookupState(r.F, b, p)
+	return effectOf(e.r.F, a, b, pos, e.p), nil
+}
+
+// state returns the state after the event at pos: a kept one, or one
+// folded from the last kept state when pos is at most a keyframe interval
+// past it, or else from the keyframe before pos (StateAt), the states on
+// the way kept in place of the others.
+func (e *Effects) state(pos int) (model.State, error) {
+	pos = max(0, min(pos, e.r.Events()))
+	if i := pos - e.base; i >= 0 && i < len(e.states) {
+		return e.states[i], nil
+	}
+	e.r.mu.Lock()
+	k := e.r.K
+	e.r.mu.Unlock()
+	last := e.base + len(e.states) - 1
+	if len(e.states) == 0 || pos < e.base || pos-last > k || len(e.states) > 4*k {
+		base := pos / k * k
+		s, err := e.r.StateAt(base)
+		if err != nil {
+			return nil, err
+		}
+		e.base, e.states, last = base, append(e.states[:0], s), base
+	}
+	s := e.states[len(e.states)-1]
+	err := e.r.J.Each(last+1, pos, func(ev model.Event) error {
+		s = e.r.F.Apply(s, ev)
+		e.states = append(e.states, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.states[pos-e.base], nil
+}
+
+// effectOf is what the event at pos did to p, from the states a before
+// and b after it.
+func effectOf(f model.Format, a, b model.State, pos int, p Path) Effect {
+	old, had := lookupState(f, a, p)
+	nw, has := lookupState(f, b, p)
 	e := Effect{Pos: pos, Old: old, New: nw}
 	switch {
 	case !had && has:
@@ -497,5 +588,5 @@ func EffectAt(r *Replay, pos int, p Path) (Effect, error) {
 	case had && has && len(Diff(old, nw)) > 0:
 		e.Op = Changed
 	}
-	return e, nil
+	return e
 }

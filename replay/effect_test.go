@@ -1,7 +1,9 @@
 package replay_test
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/rewind-tui/rewind/app"
@@ -10,12 +12,13 @@ import (
 	"github.com/rewind-tui/rewind/replay"
 )
 
-// EffectAt, which makes only the top-level member a path starts with when
-// the format can (model.KeyViews, the state's head), gives what it gives
-// from the whole state, at every position, for paths into each kind of
-// member.
+// EffectAt, which makes only what lies on a path when the format can
+// (model.KeyViews, the state's head, one item of a model.Lazy list), gives
+// what it gives from the whole state, at every position, for paths into
+// each kind of member; and so does one Effects asked for every position
+// newest first, as blame asks, or in a shuffled order.
 func TestEffectAtEqualsTheWholeState(t *testing.T) {
-	for _, name := range []string{model.DurableStream, model.DeltaMind} {
+	for _, name := range []string{model.DurableStream, model.DeltaMind, model.DeltaEngine} {
 		p := journaltest.GeneratedPath(t, name, "journal.jsonl", 400, 2)
 		s, err := app.OpenPath(p, app.Options{Format: name})
 		if err != nil {
@@ -23,25 +26,70 @@ func TestEffectAtEqualsTheWholeState(t *testing.T) {
 		}
 		paths := []replay.Path{{"pending"}, {"pending", 0}, {"pending", 0, "id"}, {"format"},
 			{"finished_intents"}, {"finished_intents", 1, "status"}, {"ledger", "tasks", 0}, {"counts"},
-			{"events_replayed"}, {"items", 1, "summary"}, {"items"}, {"items", 3}, {"nope", 3}, {"sessions", 0, "status"}}
+			{"events_replayed"}, {"items", 1, "summary"}, {"items"}, {"items", 3}, {"items", -1}, {"items", 1 << 20},
+			{"nope", 3}, {"sessions", 0, "status"}, {"rejected", 0}, {"seq"},
+			{"status"}, {"iterations"}, {"last_seq"}, {"system_messages"}, {"messages", 3}, {"messages", 3, "content"},
+			{"messages", 12, "tool_calls", 0}, {"messages", 40, "role"}, {"messages"}, {"actions", "nope"}, {"actions", 0}}
+		// Delta Engine's actions are named by their call ids.
+		last, _ := s.R.StateAt(s.R.Events())
+		if acts, ok := model.StateJSON(s.F, last, 0).Get("actions"); ok {
+			for i, a := range acts.(model.Object) {
+				if i%7 == 0 {
+					paths = append(paths, replay.Path{"actions", a.Key}, replay.Path{"actions", a.Key, "status"})
+				}
+			}
+		}
+		n := s.R.Events()
+		want := make([][]replay.Effect, n+1)
 		changed := 0
-		for pos := 1; pos <= s.R.Events(); pos++ {
+		for pos := 1; pos <= n; pos++ {
 			a, _ := s.R.StateAt(pos - 1)
 			c, _ := s.R.StateAt(pos)
+			va, vc := wholeView(s.F, a), wholeView(s.F, c)
 			for _, path := range paths {
-				got, err := replay.EffectAt(s.R, pos, path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := effectFromWhole(s.F, a, c, pos, path)
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s, position %d, %s: %+v, from the whole state %+v", name, pos, path, got, want)
-				}
-				if got.Op != "" {
+				w := effectFromViews(va, vc, pos, path)
+				want[pos] = append(want[pos], w)
+				if w.Op != "" {
 					changed++
 				}
 			}
 		}
+		check := func(how string, order []int, at func(int, replay.Path) (replay.Effect, error)) {
+			t.Helper()
+			for _, pos := range order {
+				for i, path := range paths {
+					got, err := at(pos, path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, want[pos][i]) {
+						t.Fatalf("%s, %s, position %d, %s: %+v, from the whole state %+v", name, how, pos, path, got, want[pos][i])
+					}
+				}
+			}
+		}
+		var up, down, some []int
+		for pos := 1; pos <= n; pos++ {
+			up, down = append(up, pos), append([]int{pos}, down...)
+			if pos%5 == 0 {
+				some = append(some, pos)
+			}
+		}
+		check("EffectAt", some, func(pos int, p replay.Path) (replay.Effect, error) { return replay.EffectAt(s.R, pos, p) })
+		effects := map[string]*replay.Effects{}
+		at := func(pos int, p replay.Path) (replay.Effect, error) {
+			e := effects[p.String()]
+			if e == nil {
+				e = replay.NewEffects(s.R, p)
+				effects[p.String()] = e
+			}
+			return e.At(pos)
+		}
+		check("Effects, newest first", down, at)
+		shuffled := slices.Clone(up)
+		rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		clear(effects)
+		check("Effects, shuffled", shuffled, at)
 		s.Close()
 		if changed < 50 {
 			t.Errorf("%s: only %d effects: the paths see too little", name, changed)
@@ -49,18 +97,22 @@ func TestEffectAtEqualsTheWholeState(t *testing.T) {
 	}
 }
 
-func effectFromWhole(f model.Format, a, b model.State, pos int, p replay.Path) replay.Effect {
-	view := func(s model.State) model.Object {
-		var o model.Object
-		for _, fl := range model.StateJSON(f, s, 0) {
-			if fl.Key != "at" {
-				o = append(o, fl)
-			}
+// wholeView is the state object without "at", made whole.
+func wholeView(f model.Format, s model.State) model.Object {
+	var o model.Object
+	for _, fl := range model.StateJSON(f, s, 0) {
+		if fl.Key != "at" {
+			o = append(o, fl)
 		}
-		return o
 	}
-	old, had := replay.Lookup(view(a), p)
-	nw, has := replay.Lookup(view(b), p)
+	return o
+}
+
+// effectFromViews is what the event at pos did to p, looked up in the
+// whole views a before and b after it.
+func effectFromViews(a, b model.Object, pos int, p replay.Path) replay.Effect {
+	old, had := replay.Lookup(a, p)
+	nw, has := replay.Lookup(b, p)
 	e := replay.Effect{Pos: pos, Old: old, New: nw}
 	switch {
 	case !had && has:

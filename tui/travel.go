@@ -331,6 +331,7 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 				run.total.Store(0)
 			}
 		}()
+		effects := replay.NewEffects(r, p)
 		for i, h := range hits {
 			if run.gen.Load() != gen {
 				return nil
@@ -340,7 +341,7 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 				msg.lines = append(msg.lines, "… more: rewind blame prints them all")
 				break
 			}
-			e, err := replay.EffectAt(r, h.Pos, p)
+			e, err := effects.At(h.Pos)
 			if err != nil || e.Op == "" {
 				continue
 			}

@@ -30,7 +30,7 @@ func (format) StreamView(s model.State) model.Object {
 		return s.View()
 	}
 	sn := st.log.snapshot(st.nLog)
-	msgs := model.Lazy{Len: st.msgs, Transient: true,
+	msgs := model.Lazy{Len: st.msgs, Transient: true, At: sn.messageAt,
 		Each: func(yield func(any) bool) { sn.streamMessages(0, sn.n, readBlock, yield) },
 		Parts: func(yield func(func(func(any) bool)) bool) {
 			sn.parts(func(lo, hi int, span int64) bool {
@@ -45,8 +45,42 @@ func (format) StreamView(s model.State) model.Object {
 				return yield(func(y func(any) bool) { sn.streamActions(lo, hi, span, y) })
 			})
 		},
+		Get: sn.actionObject,
 	}
 	return st.view(msgs, actions, st.problems())
+}
+
+// messageAt returns message i (0-based) of the conversation as View
+// gives it, reading back its event only (and, for a tool message, its
+// ACTION_RESULT). Finding its entry reads the log's entries from the
+// start, 16 bytes each, without the events.
+func (s *snap) messageAt(i int) any {
+	for j := range s.n {
+		if !s.get(j).isMessage() {
+			continue
+		}
+		if i--; i < 0 {
+			r := s.reader(0, nil)
+			r.some = map[int]*actEvent{}
+			defer r.release()
+			return r.message(j).object()
+		}
+	}
+	return nil
+}
+
+// actionObject returns action id as View gives it, and whether the
+// snapshot has an event of it, reading back the events of its last
+// ACTION_REQUEST and ACTION_RESULT only.
+func (s *snap) actionObject(id string) (any, bool) {
+	r := s.reader(0, nil)
+	r.some = map[int]*actEvent{}
+	defer r.release()
+	a, ok := r.action(id)
+	if !ok {
+		return nil, false
+	}
+	return a.object(), true
 }
 
 // partSpan is about how many bytes of the journal a part of StreamView's

@@ -28,7 +28,11 @@ func (format) StreamView(s model.State) model.Object {
 	l := st.lin
 	// Each's items may be kept; the Parts' are Transient (objectIn).
 	items := model.Lazy{Len: int(st.nItems), Each: func(yield func(any) bool) { st.eachItem(yield) },
-		Parts: st.itemParts, Transient: true}
+		Parts: st.itemParts, Transient: true,
+		At: func(i int) any {
+			it := l.decoder(0).item(int32(i), st.seq)
+			return it.object()
+		}}
 	entries := func(n int32, disagreement bool) model.Lazy {
 		return model.Lazy{Len: int(n), Each: func(yield func(any) bool) {
 			d := l.decoder(walkWin)
@@ -37,7 +41,7 @@ func (format) StreamView(s model.State) model.Object {
 					return
 				}
 			}
-		}}
+		}, At: func(i int) any { return l.decoder(0).entry(l.rec(disagreement, i), disagreement) }}
 	}
 	return st.view(items, entries(st.nRejected, false), entries(st.nDisagreements, true))
 }
