@@ -60,9 +60,12 @@ type Change struct {
 // holds), in document order of b then a. Arrays are compared by index.
 func Diff(a, b any) []Change {
 	var out []Change
-	diff(nil, a, b, &out)
+	diff(make(Path, 0, 8), a, b, &out)
 	return out
 }
+
+// diff appends the changes from a to b under p to out. p is a stack that
+// diff extends in place for the members it visits; a change gets a copy.
 
 func diff(p Path, a, b any, out *[]Change) {
 	switch x := a.(type) {
@@ -80,7 +83,7 @@ func diff(p Path, a, b any, out *[]Change) {
 				*out = append(*out, Change{Path: with(p, f.Key), Op: Added, New: f.Value})
 				continue
 			}
-			diff(with(p, f.Key), old, f.Value, out)
+			diff(append(p, f.Key), old, f.Value, out)
 		}
 		for _, f := range x {
 			if _, has := hasY(f.Key); !has {
@@ -95,7 +98,7 @@ func diff(p Path, a, b any, out *[]Change) {
 		}
 		for i := range y {
 			if i < len(x) {
-				diff(with(p, i), x[i], y[i], out)
+				diff(append(p, i), x[i], y[i], out)
 			} else {
 				*out = append(*out, Change{Path: with(p, i), Op: Added, New: y[i]})
 			}
@@ -137,9 +140,28 @@ func with(p Path, e any) Path {
 }
 
 func scalarEqual(a, b any) bool {
-	switch a.(type) {
+	// The common scalars compared directly: blame's recording pass diffs
+	// a state after every event, and formatting both sides took a third
+	// of it.
+	switch x := a.(type) {
 	case model.Object, []any:
 		return false
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	case int:
+		if y, ok := b.(int); ok {
+			return x == y
+		}
+	case int64:
+		if y, ok := b.(int64); ok {
+			return x == y
+		}
 	}
 	switch b.(type) {
 	case model.Object, []any:

@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"encoding/json"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -147,5 +148,20 @@ func TestFollowFoldsTheNextEvent(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Diff's scalar comparison says two values are equal exactly when their
+// formatted forms (numbers normalized) and their JSON kinds are, whatever
+// their Go types.
+func TestScalarEqual(t *testing.T) {
+	vals := []any{nil, true, false, "", "a", "1", "true", "<nil>", 0, 1, -1, int64(0), int64(1), int64(-1),
+		0.0, 1.0, 1.5, -1.0, json.Number("1"), json.Number("1.5"), json.Number("1e0"), model.Object{}, []any{}, []any{nil}, (*int)(nil)}
+	for _, a := range vals {
+		for _, b := range vals {
+			if got, want := replay.ScalarEqual(a, b), replay.SlowScalarEqual(a, b); got != want {
+				t.Errorf("%#v == %#v: %v, formatted %v", a, b, got, want)
+			}
+		}
 	}
 }
