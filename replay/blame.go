@@ -554,7 +554,9 @@ func (e *Effects) state(pos int) (model.State, error) {
 	k := e.r.K
 	e.r.mu.Unlock()
 	last := e.base + len(e.states) - 1
-	if len(e.states) == 0 || pos < e.base || pos-last > k || len(e.states) > 4*k {
+	// At most 4 intervals of states are kept (a OneShot replay's interval
+	// is the whole journal).
+	if len(e.states) == 0 || pos < e.base || pos-last > k || len(e.states) > 4*min(k, DefaultInterval) {
 		base := pos / k * k
 		s, err := e.r.StateAt(base)
 		if err != nil {
