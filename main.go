@@ -113,11 +113,24 @@ func startProfiles(cpu, mem string) (stop func()) {
 // gcPercent is rewind's GOGC unless the environment sets one.
 const gcPercent = 25
 
+// interruptGrace is how long a command has, after SIGINT or SIGTERM, to
+// stop on its own before rewind exits anyway: the commands that watch
+// their context use it to restore the terminal (the TUI), let go of the
+// lock (decide) or stop following (tail); the others (state, blame, …)
+// would run on to their end.
+const interruptGrace = 2 * time.Second
+
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go exitOnSignal(sigs, cancel, done)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -131,6 +144,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rewind: "+render.Line(err.Error()))
 	}
 	return code
+}
+
+// exitOnSignal cancels the command's context on the first signal from
+// sigs, then exits the process with 128 + the signal's number (130 for
+// SIGINT, 143 for SIGTERM, as a shell reports a process the signal
+// killed) when the command has not returned (done) after interruptGrace,
+// or at once on a second signal.
+func exitOnSignal(sigs <-chan os.Signal, cancel func(), done <-chan struct{}) {
+	var sig os.Signal
+	select {
+	case sig = <-sigs:
+	case <-done:
+		return
+	}
+	cancel()
+	select {
+	case <-sigs:
+	case <-time.After(interruptGrace):
+	case <-done:
+		return
+	}
+	code := 130
+	if s, ok := sig.(syscall.Signal); ok {
+		code = 128 + int(s)
+	}
+	os.Exit(code)
 }
 
 // errQuiet is returned when the message was printed already.
