@@ -21,7 +21,9 @@ func newBlameCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 		Long: `List every event that changed JQPATH (a jq path into the state, as rewind state
 prints it: .items[3], .pending[0].prompt, .status), newest first, one line per event:
 its position, its seq or id, its type and what it did to the path (added, removed,
-changed old → new), separated by tabs. Exit status 1 when no event changed the path.`,
+changed old → new), separated by tabs. For a whole list that grows with the journal
+(.messages, .actions, .items) it says which item: added [42] {…}, and how many more
+it changed. Exit status 1 when no event changed the path.`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := query.Path(args[1])
@@ -66,15 +68,16 @@ changed old → new), separated by tabs. Exit status 1 when no event changed the
 }
 
 // effectText says what an event did to a path: "added V", "removed V",
-// "changed OLD → NEW".
+// "changed OLD → NEW"; for a whole list, with the item ("added [42] V")
+// and how many more it changed.
 func effectText(e replay.Effect) string {
 	switch e.Op {
 	case replay.Added:
-		return "added " + clip(statediff.Compact(e.New))
+		return "added " + e.AtText() + clip(statediff.Compact(e.New)) + e.MoreText()
 	case replay.Removed:
-		return "removed " + clip(statediff.Compact(e.Old))
+		return "removed " + e.AtText() + clip(statediff.Compact(e.Old)) + e.MoreText()
 	}
-	return "changed " + clip(statediff.Compact(e.Old)) + " → " + clip(statediff.Compact(e.New))
+	return "changed " + e.AtText() + clip(statediff.Compact(e.Old)) + " → " + clip(statediff.Compact(e.New)) + e.MoreText()
 }
 
 func clip(s string) string {

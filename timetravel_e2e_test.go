@@ -59,6 +59,12 @@ func TestBlameCommand(t *testing.T) {
 	if out != want {
 		t.Errorf("blame printed:\n%s\nwant:\n%s", out, want)
 	}
+	// A whole list: which item each event changed.
+	out, _, code = runRewind(t, ".", "blame", mindCoverage, ".items")
+	if code != 0 || !strings.Contains(out, "23\t13\taccepted\tadded [9] {\"id\":\"d-13\"") ||
+		!strings.Contains(out, "24\t14\taccepted\tchanged [9] {") {
+		t.Errorf("blame .items: exit %d\n%s", code, out)
+	}
 	// Delta Engine: the status changes.
 	out, _, code = runRewind(t, ".", "blame", deltaCompleted, ".status")
 	if code != 0 || !strings.Contains(out, "RUN_END") {

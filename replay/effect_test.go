@@ -29,7 +29,8 @@ func TestEffectAtEqualsTheWholeState(t *testing.T) {
 			{"events_replayed"}, {"items", 1, "summary"}, {"items"}, {"items", 3}, {"items", -1}, {"items", 1 << 20},
 			{"nope", 3}, {"sessions", 0, "status"}, {"rejected", 0}, {"seq"},
 			{"status"}, {"iterations"}, {"last_seq"}, {"system_messages"}, {"messages", 3}, {"messages", 3, "content"},
-			{"messages", 12, "tool_calls", 0}, {"messages", 40, "role"}, {"messages"}, {"actions", "nope"}, {"actions", 0}}
+			{"messages", 12, "tool_calls", 0}, {"messages", 40, "role"}, {"messages"}, {"actions", "nope"}, {"actions", 0},
+			{"actions"}, {"rejected"}}
 		// Delta Engine's actions are named by their call ids.
 		last, _ := s.R.StateAt(s.R.Events())
 		if acts, ok := model.StateJSON(s.F, last, 0).Get("actions"); ok {
@@ -41,13 +42,15 @@ func TestEffectAtEqualsTheWholeState(t *testing.T) {
 		}
 		n := s.R.Events()
 		want := make([][]replay.Effect, n+1)
-		changed := 0
-		for pos := 1; pos <= n; pos++ {
-			a, _ := s.R.StateAt(pos - 1)
+		views := make([]model.Object, n+1)
+		changed, items := 0, 0
+		for pos := 0; pos <= n; pos++ {
 			c, _ := s.R.StateAt(pos)
-			va, vc := wholeView(s.F, a), wholeView(s.F, c)
+			views[pos] = wholeView(s.F, c)
+		}
+		for pos := 1; pos <= n; pos++ {
 			for _, path := range paths {
-				w := effectFromViews(va, vc, pos, path)
+				w := effectFromViews(views[pos-1], views[pos], pos, path)
 				want[pos] = append(want[pos], w)
 				if w.Op != "" {
 					changed++
@@ -62,8 +65,24 @@ func TestEffectAtEqualsTheWholeState(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !reflect.DeepEqual(got, want[pos][i]) {
-						t.Fatalf("%s, %s, position %d, %s: %+v, from the whole state %+v", name, how, pos, path, got, want[pos][i])
+					w := want[pos][i]
+					switch {
+					case len(got.At) > 0:
+						// A whole list, told by the first item the event
+						// changed: the list changed, and the item's
+						// values are the whole state's.
+						items++
+						iw := effectFromViews(views[pos-1], views[pos], pos, append(slices.Clone(path), got.At...))
+						if w.Op == "" || iw.Op == "" || got.Op != iw.Op || !reflect.DeepEqual(got.Old, iw.Old) || !reflect.DeepEqual(got.New, iw.New) {
+							t.Fatalf("%s, %s, position %d, %s at %s: %+v; the whole list %s, the item %+v", name, how, pos, path, got.At, got, w.Op, iw)
+						}
+					case len(path) == 1 && slices.Contains([]any{"messages", "actions", "items", "rejected"}, path[0]) && got.Old == nil && got.New == nil:
+						// A whole list the event left alone.
+						if got.Op != "" || w.Op != "" {
+							t.Fatalf("%s, %s, position %d, %s: %+v, from the whole state %+v", name, how, pos, path, got, w)
+						}
+					case !reflect.DeepEqual(got, w):
+						t.Fatalf("%s, %s, position %d, %s: %+v, from the whole state %+v", name, how, pos, path, got, w)
 					}
 				}
 			}
@@ -93,6 +112,9 @@ func TestEffectAtEqualsTheWholeState(t *testing.T) {
 		s.Close()
 		if changed < 50 {
 			t.Errorf("%s: only %d effects: the paths see too little", name, changed)
+		}
+		if name != model.DurableStream && items < 100 {
+			t.Errorf("%s: only %d effects on whole lists told by their items", name, items)
 		}
 	}
 }

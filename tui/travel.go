@@ -360,11 +360,11 @@ type blameTickMsg struct{ gen int64 }
 func effect(e replay.Effect) string {
 	switch e.Op {
 	case replay.Added:
-		return "added " + firstLine(statediff.Compact(e.New), 300)
+		return "added " + e.AtText() + firstLine(statediff.Compact(e.New), 300) + e.MoreText()
 	case replay.Removed:
-		return "removed " + firstLine(statediff.Compact(e.Old), 300)
+		return "removed " + e.AtText() + firstLine(statediff.Compact(e.Old), 300) + e.MoreText()
 	}
-	return "changed " + firstLine(statediff.Compact(e.Old), 140) + " → " + firstLine(statediff.Compact(e.New), 140)
+	return "changed " + e.AtText() + firstLine(statediff.Compact(e.Old), 140) + " → " + firstLine(statediff.Compact(e.New), 140) + e.MoreText()
 }
 
 func (m *Model) requestSearch(q *query.Query) tea.Cmd {
