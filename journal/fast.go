@@ -451,7 +451,9 @@ func isoMillis(s []byte) int64 {
 		mi, ok5 := d(14, 16)
 		se, ok6 := d(17, 19)
 		ms, ok7 := d(20, 23)
-		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && mo >= 1 && mo <= 12 && dd >= 1 && dd <= 31 {
+		// The ranges time.Parse checks: a time it refuses is no time.
+		if ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && mo >= 1 && mo <= 12 && dd >= 1 && dd <= daysIn(y, mo) &&
+			h <= 23 && mi <= 59 && se <= 59 {
 			days := daysFromCivil(y, mo, dd)
 			return ((days*24+int64(h))*60+int64(mi))*60000 + int64(se)*1000 + int64(ms)
 		}
@@ -460,6 +462,21 @@ func isoMillis(s []byte) int64 {
 		return tm.UnixMilli()
 	}
 	return 0
+}
+
+// daysIn is the number of days of month m (1-12) of year y (proleptic
+// Gregorian).
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 // daysFromCivil is the number of days from 1970-01-01 to y-m-d (proleptic

@@ -92,6 +92,23 @@ func FuzzFastClassify(f *testing.F) {
 	})
 }
 
+// A timestamp in the toISOString form is read as time.Parse reads it,
+// and one it refuses (an hour 24 or 70, a 31st of April, a 29th of
+// February outside a leap year, a 60th second) shows as no time, not as
+// some other time.
+func TestISOTimestampsAsTimeParse(t *testing.T) {
+	for _, s := range []string{"2026-11-21T22:29:47.177Z", "2026-11-21T24:00:00.000Z", "0000-01-01T70:00:00.000Z",
+		"2026-04-31T10:00:00.000Z", "2026-04-30T10:00:00.000Z", "2026-02-29T10:00:00.000Z", "2024-02-29T10:00:00.000Z",
+		"2100-02-29T10:00:00.000Z", "2000-02-29T10:00:00.000Z", "2026-11-21T22:60:00.000Z", "2026-11-21T22:29:60.000Z",
+		"2026-12-31T23:59:59.999Z", "2026-13-01T00:00:00.000Z", "2026-00-10T00:00:00.000Z", "2026-01-00T00:00:00.000Z"} {
+		got := ParseTimestamp([]byte(`"` + s + `"`))
+		want := model.ParseTime(s)
+		if !got.Equal(want) && !(got.IsZero() && want.IsZero()) {
+			t.Errorf("%s: %v, time.Parse %v", s, got, want)
+		}
+	}
+}
+
 // tokenKeyTime reads a line's key (the last top-level "seq" that is a
 // string or number, else the last such "id") and timestamp (the last
 // top-level "timestamp", in Unix ms; the zero time's when none) with the
