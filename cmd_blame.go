@@ -67,17 +67,11 @@ it changed. Exit status 1 when no event changed the path.`,
 	return cmd
 }
 
-// effectText says what an event did to a path: "added V", "removed V",
-// "changed OLD → NEW"; for a whole list, with the item ("added [42] V")
-// and how many more it changed.
+// effectText says what an event did to a path (replay.Effect.Text), each
+// value cut to 200 bytes.
 func effectText(e replay.Effect) string {
-	switch e.Op {
-	case replay.Added:
-		return "added " + e.AtText() + clip(statediff.Compact(e.New)) + e.MoreText()
-	case replay.Removed:
-		return "removed " + e.AtText() + clip(statediff.Compact(e.Old)) + e.MoreText()
-	}
-	return "changed " + e.AtText() + clip(statediff.Compact(e.Old)) + " → " + clip(statediff.Compact(e.New)) + e.MoreText()
+	show := func(v any) string { return clip(statediff.Compact(v)) }
+	return e.Text(show, show)
 }
 
 func clip(s string) string {

@@ -513,24 +513,31 @@ type Effect struct {
 	More int
 }
 
-// AtText is At as a jq path and a space ("[42] "), or "".
-func (e Effect) AtText() string {
-	if len(e.At) == 0 {
-		return ""
+// Text says what the event did to the path: "added V", "removed V" or
+// "changed OLD → NEW", with the item for a whole list ("added [42] V")
+// and how many more items it changed (" (and 2 more items)"). one shows
+// the value of an addition or removal, two each side of a change (the
+// caller picks their widths); the text is unsanitized: the values and
+// the item's path come from the journal.
+func (e Effect) Text(one, two func(any) string) string {
+	at := ""
+	if len(e.At) > 0 {
+		at = e.At.String() + " "
 	}
-	return e.At.String() + " "
-}
-
-// MoreText says how many other items the event changed (" (and 2 more
-// items)"), or "".
-func (e Effect) MoreText() string {
+	more := ""
 	switch {
 	case e.More == 1:
-		return " (and 1 more item)"
+		more = " (and 1 more item)"
 	case e.More > 1:
-		return " (and " + strconv.Itoa(e.More) + " more items)"
+		more = " (and " + strconv.Itoa(e.More) + " more items)"
 	}
-	return ""
+	switch e.Op {
+	case Added:
+		return "added " + at + one(e.New) + more
+	case Removed:
+		return "removed " + at + one(e.Old) + more
+	}
+	return "changed " + at + two(e.Old) + " → " + two(e.New) + more
 }
 
 // EffectAt computes what the event at pos did to p, from the states

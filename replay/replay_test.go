@@ -165,3 +165,24 @@ func TestScalarEqual(t *testing.T) {
 		}
 	}
 }
+
+// What blame prints of an effect: the item of a whole list it went into,
+// and how many more items the event changed.
+func TestEffectText(t *testing.T) {
+	show := func(v any) string { s, _ := json.Marshal(v); return string(s) }
+	for _, c := range []struct {
+		e    replay.Effect
+		want string
+	}{
+		{replay.Effect{Op: replay.Added, New: "x"}, `added "x"`},
+		{replay.Effect{Op: replay.Removed, Old: 1}, `removed 1`},
+		{replay.Effect{Op: replay.Changed, Old: 1, New: 2}, `changed 1 → 2`},
+		{replay.Effect{Op: replay.Added, New: "m", At: replay.Path{42}}, `added [42] "m"`},
+		{replay.Effect{Op: replay.Changed, Old: 1, New: 2, At: replay.Path{"call_x"}, More: 1}, `changed .call_x 1 → 2 (and 1 more item)`},
+		{replay.Effect{Op: replay.Removed, Old: 1, At: replay.Path{"a b"}, More: 3}, `removed ["a b"] 1 (and 3 more items)`},
+	} {
+		if got := c.e.Text(show, show); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.e, got, c.want)
+		}
+	}
+}

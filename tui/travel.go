@@ -357,14 +357,11 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 // blameTickMsg redraws the progress of the blame record's building.
 type blameTickMsg struct{ gen int64 }
 
+// effect is a blame line's text (replay.Effect.Text), each value cut at its
+// first line and to 300 bytes, or 140 on each side of a change.
 func effect(e replay.Effect) string {
-	switch e.Op {
-	case replay.Added:
-		return "added " + e.AtText() + firstLine(statediff.Compact(e.New), 300) + e.MoreText()
-	case replay.Removed:
-		return "removed " + e.AtText() + firstLine(statediff.Compact(e.Old), 300) + e.MoreText()
-	}
-	return "changed " + e.AtText() + firstLine(statediff.Compact(e.Old), 140) + " → " + firstLine(statediff.Compact(e.New), 140) + e.MoreText()
+	return e.Text(func(v any) string { return firstLine(statediff.Compact(v), 300) },
+		func(v any) string { return firstLine(statediff.Compact(v), 140) })
 }
 
 func (m *Model) requestSearch(q *query.Query) tea.Cmd {
