@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"strconv"
@@ -38,33 +39,35 @@ type Toucher interface {
 // past ExactBudget, the top-level fields it changed, marked coarse.
 // Blame then only scans these lists: it never replays.
 //
+// The paths are kept as bytes (see coder and recWriter) in chunks without
+// pointers: a path costs its own bytes and a few more, however many
+// distinct paths there are.
+//
 // Touches is built by one pass over the journal (Extend), which can run in
 // the background and be extended as a live journal grows. It is safe for
 // concurrent use.
 type Touches struct {
 	mu    sync.RWMutex
-	table []Path // interned paths by id
-	ids   map[string]uint32
-	off   []uint32 // event pos p has list[off[p-1]:off[p]]
-	list  []uint32 // path ids; the top bit marks a coarse entry
+	data  chunks   // the events' records, one after another (recWriter)
+	off   []uint32 // event pos p's record is data[off[p-1]:off[p]]
+	codes coder
 	prev  model.Object
 	prevS model.State
 	exact bool
 	// learned maps a set of changed state fields (a bit per field of the
 	// fold's state struct) to the top-level keys such a change touched.
 	learned map[uint64]*learnt
+	scratch []byte // Extend's
 }
 
 type learnt struct {
-	keys []uint32 // path ids of top-level keys
+	keys [][]byte // codes of top-level keys
 	seen int
 }
 
-const coarseBit = 1 << 31
-
 // NewTouches returns an empty record; Extend fills it.
 func NewTouches() *Touches {
-	return &Touches{ids: map[string]uint32{}, off: []uint32{0}, exact: true, learned: map[uint64]*learnt{}}
+	return &Touches{off: []uint32{0}, exact: true, learned: map[uint64]*learnt{}}
 }
 
 // Done returns the number of events recorded so far.
@@ -104,24 +107,31 @@ func (t *Touches) Extend(ctx context.Context, r *Replay, progress func(done int)
 	exact := t.Exact()
 	var avg time.Duration
 	comparable := reflect.TypeOf(s) != nil && reflect.TypeOf(s).Comparable()
-	var batch [][]uint32
+	// The records of up to 1024 events, added to t under its lock at once.
+	var (
+		w    recWriter
+		ends []uint32 // each event's end in w.b
+	)
+	var tooBig error
 	flush := func() {
 		t.mu.Lock()
-		for _, ids := range batch {
-			t.list = append(t.list, ids...)
-			t.off = append(t.off, uint32(len(t.list)))
+		if !t.commit(&w, ends) {
+			tooBig = errors.New("replay: blame's record of changes would be over 4 GiB")
 		}
 		t.prevS, t.prev, t.exact = s, obj, exact
 		t.mu.Unlock()
-		batch = batch[:0]
+		ends = ends[:0]
 	}
 	err := r.J.Each(done+1, n, func(ev model.Event) error {
 		next := r.F.Apply(s, ev)
-		var ids []uint32
 		switch tc, ok := next.(Toucher); {
 		case comparable && next == s:
 		case ok:
-			ids = t.record(pathChanges(tc.Touched(s)), false)
+			ps := tc.Touched(s)
+			coarse := len(ps) > MaxTouches
+			for _, p := range ps {
+				t.record(&w, p, coarse)
+			}
 		case exact:
 			t0 := time.Now()
 			nobj := stateView(r.F, next)
@@ -130,16 +140,24 @@ func (t *Touches) Extend(ctx context.Context, r *Replay, progress func(done int)
 			if avg > ExactBudget {
 				exact = false
 			}
-			ids = t.record(Diff(obj, nobj), false)
+			cs := Diff(obj, nobj)
+			coarse := len(cs) > MaxTouches
+			for _, c := range cs {
+				t.record(&w, c.Path, coarse)
+			}
 			t.learn(fieldsChanged(s, next), obj, nobj)
 			obj = nobj
 		default:
-			ids = t.coarse(r.F, s, next)
+			t.coarse(&w, r.F, s, next)
 		}
 		s = next
-		batch = append(batch, ids)
-		if len(batch) == 1024 {
+		ends = append(ends, uint32(len(w.b)))
+		w.next()
+		if len(ends) == 1024 {
 			flush()
+			if tooBig != nil {
+				return tooBig
+			}
 			if progress != nil {
 				progress(ev.Pos)
 			}
@@ -154,15 +172,10 @@ func (t *Touches) Extend(ctx context.Context, r *Replay, progress func(done int)
 	if progress != nil {
 		progress(t.Done())
 	}
-	return err
-}
-
-func pathChanges(ps []Path) []Change {
-	out := make([]Change, len(ps))
-	for i, p := range ps {
-		out[i] = Change{Path: p, Op: Changed}
+	if err == nil {
+		err = tooBig
 	}
-	return out
+	return err
 }
 
 // learn remembers which top-level keys changed when the state fields sig
@@ -178,31 +191,64 @@ func (t *Touches) learn(sig uint64, a, b model.Object) {
 	}
 	l.seen++
 	for _, c := range Diff(a, b) {
-		k := c.Path[:1]
-		id := t.intern(k.String(), k)
-		if !slices.Contains(l.keys, id) {
-			l.keys = append(l.keys, id)
+		k := t.code(nil, c.Path[:1])
+		if !slices.ContainsFunc(l.keys, func(q []byte) bool { return string(q) == string(k) }) {
+			l.keys = append(l.keys, k)
 		}
 	}
 }
 
-// coarse records the top-level keys an event changed, from the state
-// fields that are no longer identical and what such a change touched when
-// it was learned; a change never seen before is learned now, from views.
-func (t *Touches) coarse(f model.Format, a, b model.State) []uint32 {
-	sig := fieldsChanged(a, b)
+// coarse records in w the top-level keys an event changed, from the
+// state fields that are no longer identical and what such a change
+// touched when it was learned; a change never seen before is learned now,
+// from views.
+func (t *Touches) coarse(w *recWriter, f model.Format, x, y model.State) {
+	sig := fieldsChanged(x, y)
 	if sig == 0 {
-		return nil
+		return
 	}
 	if l := t.learned[sig]; l == nil || l.seen == 0 {
-		t.learn(sig, stateView(f, a), stateView(f, b))
+		t.learn(sig, stateView(f, x), stateView(f, y))
 	}
-	keys := t.learned[sig].keys
-	out := make([]uint32, len(keys))
-	for i, id := range keys {
-		out[i] = id | coarseBit
+	for _, k := range t.learned[sig].keys {
+		w.add(k, true)
 	}
-	return out
+}
+
+// commit adds the records w wrote, which end at ends in w.b, and resets
+// w; it reports false, and adds none, when the record would be over
+// 4 GiB. The caller holds t.mu.
+func (t *Touches) commit(w *recWriter, ends []uint32) bool {
+	base := uint32(t.data.n)
+	ok := t.data.write(w.b)
+	if ok {
+		for _, e := range ends {
+			t.off = append(t.off, base+e)
+		}
+	}
+	w.b = w.b[:0]
+	w.next()
+	return ok
+}
+
+// record adds path p (cut to its top-level field when coarse) to the
+// record w is writing. Only Extend calls it.
+func (t *Touches) record(w *recWriter, p Path, coarse bool) {
+	if coarse && len(p) > 1 {
+		p = p[:1]
+	}
+	t.scratch = t.code(t.scratch[:0], p)
+	w.add(t.scratch, coarse)
+}
+
+// code appends p's code to b, numbering a top-level name never seen
+// before. Only Extend calls it.
+func (t *Touches) code(b []byte, p Path) []byte {
+	return t.codes.appendCode(b, p, func(name string) (byte, bool) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.codes.number(name)
+	})
 }
 
 // fieldsChanged compares two states of the same fold field by field (a
@@ -345,48 +391,6 @@ func stateView(f model.Format, s model.State) model.Object {
 	return out
 }
 
-// record interns the paths of changes and returns their ids.
-func (t *Touches) record(changes []Change, _ bool) []uint32 {
-	if len(changes) == 0 {
-		return nil
-	}
-	coarse := len(changes) > MaxTouches
-	seen := map[string]bool{}
-	var ids []uint32
-	for _, c := range changes {
-		p := c.Path
-		if coarse && len(p) > 1 {
-			p = p[:1]
-		}
-		k := p.String()
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		id := t.intern(k, p)
-		if coarse {
-			id |= coarseBit
-		}
-		ids = append(ids, id)
-	}
-	return ids
-}
-
-func (t *Touches) intern(k string, p Path) uint32 {
-	t.mu.RLock()
-	id, ok := t.ids[k]
-	t.mu.RUnlock()
-	if ok {
-		return id
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	id = uint32(len(t.table))
-	t.ids[k] = id
-	t.table = append(t.table, append(Path(nil), p...))
-	return id
-}
-
 // At returns the paths event pos changed, as recorded; coarse is true when
 // they are only the top-level fields of a larger change.
 func (t *Touches) At(pos int) (paths []Path, coarse bool) {
@@ -395,13 +399,16 @@ func (t *Touches) At(pos int) (paths []Path, coarse bool) {
 	if pos < 1 || pos >= len(t.off) {
 		return nil, false
 	}
-	for _, id := range t.list[t.off[pos-1]:t.off[pos]] {
-		if id&coarseBit != 0 {
-			coarse = true
+	var scratch []byte
+	r := recReader{rec: t.data.slice(t.off[pos-1], t.off[pos], &scratch)}
+	for {
+		c, cs, ok := r.next()
+		if !ok {
+			return paths, coarse
 		}
-		paths = append(paths, t.table[id&^coarseBit])
+		coarse = coarse || cs
+		paths = append(paths, t.codes.path(c))
 	}
-	return paths, coarse
 }
 
 // Hit is one event that changed a path.
@@ -419,33 +426,36 @@ type Hit struct {
 func (t *Touches) Blame(p Path) []Hit {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	// Which interned paths overlap p: 0 no, 1 yes, 2 only as a coarse
-	// ancestor (needs checking).
-	rel := make([]uint8, len(t.table))
-	for i, q := range t.table {
-		if overlaps(q, p) {
-			rel[i] = 1
-		}
-	}
+	code := t.codes.appendCode(nil, p, nil)
 	var out []Hit
-	list, off := t.list, t.off
-	for pos := len(off) - 1; pos >= 1; pos-- {
-		lo, hi := off[pos-1], off[pos]
-		if lo == hi {
-			continue
-		}
+	var scratch []byte
+	for pos := len(t.off) - 1; pos >= 1; pos-- {
 		hit, maybe := false, false
-		for _, id := range list[lo:hi] {
-			pid := id &^ coarseBit
-			if rel[pid] == 0 {
+		// Each path of the record is compared with code through what it
+		// shares with the path before (see recWriter): lcp, how many bytes
+		// the last path has in common with code, is where a path that
+		// shares more differs from code too, and a path that shares less
+		// is compared from where it differs from the last. Most are told
+		// apart by their first byte or two, and none is copied.
+		lcp := 0
+		for rec := t.data.slice(t.off[pos-1], t.off[pos], &scratch); len(rec) > 0 && !hit; {
+			sh, n := uvarint(rec)
+			h, m := uvarint(rec[n:])
+			l, shared := int(h>>1), int(sh)
+			suffix := rec[n+m : n+m+l]
+			rec = rec[n+m+l:]
+			if shared <= lcp {
+				lcp = shared + commonPrefix(suffix, code[shared:])
+			}
+			// One of the path and p is a prefix of the other (see coder).
+			if lcp < min(shared+l, len(code)) {
 				continue
 			}
-			if id&coarseBit != 0 && len(t.table[pid]) < len(p) {
-				maybe = true
+			if h&1 != 0 && shared+l < len(code) {
+				maybe = true // only known to have changed a field above p
 				continue
 			}
 			hit = true
-			break
 		}
 		if hit || maybe {
 			if out == nil {
@@ -455,20 +465,6 @@ func (t *Touches) Blame(p Path) []Hit {
 		}
 	}
 	return out
-}
-
-// overlaps reports whether one of a and b is a prefix of the other.
-func overlaps(a, b Path) bool {
-	n := len(a)
-	if len(b) < n {
-		n = len(b)
-	}
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Lookup returns the value at p inside v (an Object tree) and whether it
