@@ -68,9 +68,10 @@ it changed. Exit status 1 when no event changed the path.`,
 }
 
 // effectText says what an event did to a path (replay.Effect.Text), each
-// value cut to 200 bytes.
+// value cut to 200 characters; only their start is made (a list of
+// thousands of items, made whole for every line, took minutes).
 func effectText(e replay.Effect) string {
-	show := func(v any) string { return clip(statediff.Compact(v)) }
+	show := func(v any) string { return clip(statediff.CompactPrefix(v, 4*200)) }
 	return e.Text(show, show)
 }
 

@@ -360,8 +360,8 @@ type blameTickMsg struct{ gen int64 }
 // effect is a blame line's text (replay.Effect.Text), each value cut at its
 // first line and to 300 bytes, or 140 on each side of a change.
 func effect(e replay.Effect) string {
-	return e.Text(func(v any) string { return firstLine(statediff.Compact(v), 300) },
-		func(v any) string { return firstLine(statediff.Compact(v), 140) })
+	return e.Text(func(v any) string { return firstLine(statediff.CompactPrefix(v, 300), 300) },
+		func(v any) string { return firstLine(statediff.CompactPrefix(v, 140), 140) })
 }
 
 func (m *Model) requestSearch(q *query.Query) tea.Cmd {
