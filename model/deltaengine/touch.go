@@ -82,9 +82,13 @@ func (s *state) touchedActions(p *state, out []replay.Path) []replay.Path {
 		}
 	}()
 	done := map[string]bool{}
+	// The two readers share what they decode: p's entries are s's first
+	// ones, so an action's request is read once, not once per state.
+	some := map[int]*actEvent{}
 	for i := p.nLog; i < s.nLog; i++ {
 		if sr == nil {
 			sr = s.log.snapshot(s.nLog).reader(0, nil)
+			sr.some = some
 		}
 		e := sr.get(i)
 		if k := e.kind(); k != kRequest && k != kResult {
@@ -101,6 +105,7 @@ func (s *state) touchedActions(p *state, out []replay.Path) []replay.Path {
 		}
 		if pr == nil {
 			pr = p.log.snapshot(p.nLog).reader(0, nil)
+			pr.some = some
 		}
 		was, _ := pr.action(id)
 		now, _ := sr.action(id)
