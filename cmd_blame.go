@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 
@@ -30,13 +29,18 @@ it changed. Exit status 1 when no event changed the path.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
+			if len(p) == 0 {
+				// Every event changes the state as a whole: the answer
+				// would be the journal, each line made twice.
+				return usageErr("blame needs a path into the state, such as .status or .items[0]: every event changes %s", args[1])
+			}
 			s, err := g.open(args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
 			tc := replay.NewTouches()
-			if err := tc.Extend(context.Background(), s.R, nil); err != nil {
+			if err := tc.Extend(cmd.Context(), s.R, nil); err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
 			}
 			recs := s.J.Index.Records()

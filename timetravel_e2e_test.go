@@ -76,6 +76,11 @@ func TestBlameCommand(t *testing.T) {
 	if _, errOut, code := runRewind(t, ".", "blame", mindCoverage, ".items["); code != 2 || !strings.Contains(errOut, "jq:") {
 		t.Errorf("blame of a bad path: exit %d: %s", code, errOut)
 	}
+	// The state as a whole: every event changed it, so the answer would
+	// be the journal, each state made twice.
+	if out, errOut, code := runRewind(t, ".", "blame", mindCoverage, "."); code != 2 || out != "" || !strings.Contains(errOut, "such as .status") {
+		t.Errorf("blame of the whole state: exit %d: %s", code, errOut)
+	}
 }
 
 func TestWhere(t *testing.T) {
