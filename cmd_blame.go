@@ -2,11 +2,15 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/query"
 	"github.com/rewind-tui/rewind/render"
 	"github.com/rewind-tui/rewind/replay"
@@ -40,7 +44,7 @@ it changed. Exit status 1 when no event changed the path.`,
 			}
 			defer s.Close()
 			tc := replay.NewTouches()
-			if err := tc.Extend(cmd.Context(), s.R, nil); err != nil {
+			if err := g.record(cmd.Context(), s, tc, p); err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
 			}
 			recs := s.J.Index.Records()
@@ -69,6 +73,33 @@ it changed. Exit status 1 when no event changed the path.`,
 		},
 	}
 	return cmd
+}
+
+// record builds tc, the record of what each event of s changed, with
+// progress on stderr when it is a terminal and the journal is large (the
+// pass folds every event and diffs what it changed: several seconds per
+// gigabyte, after the reading).
+func (g *globalFlags) record(ctx context.Context, s *app.Session, tc *replay.Touches, p replay.Path) error {
+	var size int64
+	if st, err := s.J.File().Stat(); err == nil {
+		size = st.Size()
+	}
+	total := s.R.Events()
+	var done atomic.Int64
+	line := startProgress(g.stderr, size, time.Now(), blameLine(p, total, done.Load))
+	defer line.End()
+	return tc.Extend(ctx, s.R, func(n int) { done.Store(int64(n)) })
+}
+
+// blameLine is the text of the progress of blame's recording pass over
+// total events: done gives how many are recorded.
+func blameLine(p replay.Path, total int, done func() int64) func(time.Duration) string {
+	path := render.Line(p.String())
+	return func(time.Duration) string {
+		n := done()
+		return fmt.Sprintf("rewind: blame %s: recording what each event changed  %d of %d events (%d%%)",
+			path, n, total, n*100/int64(max(total, 1)))
+	}
 }
 
 // effectText says what an event did to a path (replay.Effect.Text), each

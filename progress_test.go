@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rewind-tui/rewind/replay"
 )
 
 // syncBuffer is a bytes.Buffer the progress goroutine and the test share.
@@ -101,4 +103,26 @@ func TestProgressQuiet(t *testing.T) {
 	}
 	var nilProgress *progress
 	nilProgress.End() // what startProgress gives when it shows nothing
+}
+
+// Blame's recording pass says which path, how many events of how many are
+// recorded and the percentage; a key from the journal cannot reach the
+// terminal raw.
+func TestProgressBlame(t *testing.T) {
+	var w syncBuffer
+	var n atomic.Int64
+	n.Store(440000)
+	p := drawProgress(&w, time.Now().Add(-time.Second), blameLine(replay.Path{"actions", "call\x1b[2J\u202e"}, 880000, n.Load))
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(w.String(), "(50%)") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.End()
+	out := w.String()
+	if !strings.Contains(out, "\rrewind: blame .actions[") || !strings.Contains(out, "recording what each event changed  440000 of 880000 events (50%)") {
+		t.Errorf("blame's progress line: %q", out)
+	}
+	if strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\u202e") {
+		t.Errorf("a journal's key reached the terminal raw: %q", out)
+	}
 }
