@@ -50,6 +50,7 @@ type Touches struct {
 	mu    sync.RWMutex
 	data  chunks   // the events' records, one after another (recWriter)
 	off   []uint32 // event pos p's record is data[off[p-1]:off[p]]
+	masks []uint64 // the union of nameMask of events maskSpan*k+1 … maskSpan*(k+1)
 	codes coder
 	prev  model.Object
 	prevS model.State
@@ -222,12 +223,16 @@ func (t *Touches) commit(w *recWriter, ends []uint32) bool {
 	base := uint32(t.data.n)
 	ok := t.data.write(w.b)
 	if ok {
-		for _, e := range ends {
+		for i, e := range ends {
 			t.off = append(t.off, base+e)
+			k := (len(t.off) - 2) / maskSpan
+			if k == len(t.masks) {
+				t.masks = append(t.masks, 0)
+			}
+			t.masks[k] |= w.masks[i]
 		}
 	}
-	w.b = w.b[:0]
-	w.next()
+	w.reset()
 	return ok
 }
 
@@ -427,9 +432,14 @@ func (t *Touches) Blame(p Path) []Hit {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	code := t.codes.appendCode(nil, p, nil)
+	bit := nameMask(code)
 	var out []Hit
 	var scratch []byte
 	for pos := len(t.off) - 1; pos >= 1; pos-- {
+		if k := (pos - 1) / maskSpan; t.masks[k]&bit == 0 {
+			pos = k*maskSpan + 1 // no event of the span changed p's first name
+			continue
+		}
 		hit, maybe := false, false
 		// Each path of the record is compared with code through what it
 		// shares with the path before (see recWriter): lcp, how many bytes

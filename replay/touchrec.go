@@ -112,11 +112,13 @@ func (c *coder) path(b []byte) Path {
 
 // recWriter writes the records of a run of events, one after another.
 type recWriter struct {
-	b     []byte // the records
-	start int    // where the record being written starts in b
-	prev  []byte // the code of its last path
-	codes []byte // the codes of its paths, one after another
-	ends  []int  // where each ends in codes
+	b     []byte   // the records
+	masks []uint64 // each written record's nameMask
+	mask  uint64   // the nameMask of the record being written
+	start int      // where the record being written starts in b
+	prev  []byte   // the code of its last path
+	codes []byte   // the codes of its paths, one after another
+	ends  []int    // where each ends in codes
 }
 
 // add adds the path of code c to the record being written, unless it is
@@ -142,6 +144,7 @@ func (w *recWriter) add(c []byte, coarse bool) {
 	w.b = binary.AppendUvarint(w.b, uint64(shared))
 	w.b = binary.AppendUvarint(w.b, h)
 	w.b = append(w.b, c[shared:]...)
+	w.mask |= nameMask(c)
 	w.prev = append(w.prev[:0], c...)
 	w.codes = append(w.codes, c...)
 	w.ends = append(w.ends, len(w.codes))
@@ -149,8 +152,28 @@ func (w *recWriter) add(c []byte, coarse bool) {
 
 // next ends the record being written and starts the next event's.
 func (w *recWriter) next() {
+	w.masks, w.mask = append(w.masks, w.mask), 0
 	w.start, w.prev, w.codes, w.ends = len(w.b), w.prev[:0], w.codes[:0], w.ends[:0]
 }
+
+// reset forgets the records written (after next).
+func (w *recWriter) reset() {
+	w.b, w.masks, w.start = w.b[:0], w.masks[:0], 0
+}
+
+// nameMask is a bit for the top-level name a path of code c starts with
+// (its number modulo 64), or every bit for a path that starts with a name
+// without a number, or is empty. Touches keeps the union for every 1024
+// events (maskSpan), so that blame skips the spans that changed nothing
+// under the asked path's first name.
+func nameMask(c []byte) uint64 {
+	if len(c) >= 2 && c[0] == tagName {
+		return 1 << (c[1] & 63)
+	}
+	return ^uint64(0)
+}
+
+const maskSpan = 1024
 
 // recReader reads the paths of one record.
 type recReader struct {

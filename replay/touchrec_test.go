@@ -16,7 +16,8 @@ import (
 // record: more than 256 top-level names (past the numbered ones), names
 // that are prefixes of others, numbers and names of the same text, long
 // names, negative and large indexes, and over 1 MiB of records, so that
-// records cross chunks.
+// records cross chunks, and spans of events that change only a few names
+// but now and then another (which blame must not skip).
 func TestRecordsAsWritten(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	top := make([]string, 300)
@@ -37,9 +38,21 @@ func TestRecordsAsWritten(t *testing.T) {
 		}
 		return top[rng.IntN(8)]
 	}
+	tc := NewTouches()
+	narrow, edge := false, false // spans of events that change only a few names
 	path := func() Path {
 		p := Path{top[rng.IntN(len(top))]}
-		if rng.IntN(4) == 0 {
+		// Narrow spans name only names that have a number (a name
+		// without one could be anywhere: its spans are never skipped).
+		rare := func() string { return tc.codes.list[3+rng.IntN(len(tc.codes.list)-3)] }
+		switch {
+		case narrow && edge:
+			p[0] = rare() // on a span's first or last event
+		case narrow && rng.IntN(700) == 0:
+			p[0] = rare()
+		case narrow:
+			p[0] = tc.codes.list[rng.IntN(3)] // blame skips these spans for other names
+		case rng.IntN(4) == 0:
 			p[0] = top[rng.IntN(10)] // the first ten are common
 		}
 		for n := rng.IntN(4); n > 0; n-- {
@@ -52,10 +65,12 @@ func TestRecordsAsWritten(t *testing.T) {
 		coarse bool
 	}
 	var events []event
-	tc := NewTouches()
 	var w recWriter
 	var ends []uint32
-	for len(events) < 3000 || tc.data.n < 3<<chunkBits {
+	var edges []int // the events with a rare name at a span's edge
+	for len(events) < 12000 || tc.data.n < 3<<chunkBits {
+		narrow = len(events)%8000 >= 1500 && len(events)%8000 < 6500
+		edge = (len(events)+1)%maskSpan <= 1 // position 1024k or 1024k+1
 		e := event{coarse: rng.IntN(10) == 0}
 		for n := rng.IntN(6); n > 0; n-- {
 			p := path()
@@ -63,6 +78,9 @@ func TestRecordsAsWritten(t *testing.T) {
 			if rng.IntN(3) == 0 {
 				e.paths = append(e.paths, slices.Clone(p)) // a repeat
 			}
+		}
+		if narrow && edge && len(e.paths) > 0 {
+			edges = append(edges, len(events))
 		}
 		events = append(events, e)
 		for _, p := range e.paths {
@@ -103,9 +121,18 @@ func TestRecordsAsWritten(t *testing.T) {
 		}
 	}
 	prefix := func(a, b Path) bool { return len(a) <= len(b) && slices.Equal(a, b[:len(a)]) }
-	for range 300 {
+	if len(edges) < 10 {
+		t.Fatalf("only %d events at a span's edge", len(edges))
+	}
+	for q := range 400 {
 		p := path()
-		if rng.IntN(3) == 0 {
+		switch {
+		case q%4 == 0:
+			// The name of an event at the edge of a span that blame may
+			// skip for other names.
+			e := events[edges[rng.IntN(len(edges))]]
+			p = Path{e.paths[rng.IntN(len(e.paths))][0]}
+		case rng.IntN(3) == 0:
 			// A recorded path, one of its prefixes, or one below it.
 			e := want[rng.IntN(len(want))]
 			if len(e) == 0 {
