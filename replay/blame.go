@@ -354,6 +354,15 @@ func lookupState(f model.Format, s model.State, p Path) (any, bool) {
 	case key == "at":
 		return nil, false // stateView leaves it out: every event changes it
 	}
+	if i, one := pendingIndex(p); one {
+		// One pending item, made as stateHead makes each: Durable
+		// Stream's list holds hundreds in a long journal.
+		ps := s.Pending()
+		if i < 0 || i >= len(ps) {
+			return nil, false
+		}
+		return Lookup(ps[i].Object(), p[2:])
+	}
 	v, ok := model.StateMembers(f, s, 0, []string{key}, model.StreamStateJSON).Get(key)
 	if !ok {
 		return nil, false
@@ -382,6 +391,15 @@ func lookupState(f model.Format, s model.State, p Path) (any, bool) {
 	}
 	// The whole list, or one without random access: as View makes it.
 	return Lookup(model.StateMembers(f, s, 0, []string{key}, model.StateJSON), p)
+}
+
+// pendingIndex returns i for a path into .pending[i].
+func pendingIndex(p Path) (int, bool) {
+	if len(p) < 2 || p[0] != "pending" {
+		return 0, false
+	}
+	i, ok := p[1].(int)
+	return i, ok
 }
 
 // stateView is StateJSON without "at", which every event changes.

@@ -18,13 +18,20 @@ import (
 // each kind of member; and so does one Effects asked for every position
 // newest first, as blame asks, or in a shuffled order.
 func TestEffectAtEqualsTheWholeState(t *testing.T) {
+	journals := map[string]string{
+		// Three checkpoints pending at once: the generated journals
+		// resolve theirs one at a time.
+		"../model/durablestream/testdata/stream.jsonl": model.DurableStream,
+	}
 	for _, name := range []string{model.DurableStream, model.DeltaMind, model.DeltaEngine} {
-		p := journaltest.GeneratedPath(t, name, "journal.jsonl", 400, 2)
+		journals[journaltest.GeneratedPath(t, name, "journal.jsonl", 400, 2)] = name
+	}
+	for p, name := range journals {
 		s, err := app.OpenPath(p, app.Options{Format: name})
 		if err != nil {
 			t.Fatal(err)
 		}
-		paths := []replay.Path{{"pending"}, {"pending", 0}, {"pending", 0, "id"}, {"format"},
+		paths := []replay.Path{{"pending"}, {"pending", 0}, {"pending", 0, "id"}, {"pending", 2}, {"pending", -1}, {"pending", 1 << 20}, {"format"},
 			{"finished_intents"}, {"finished_intents", 1, "status"}, {"ledger", "tasks", 0}, {"counts"},
 			{"events_replayed"}, {"items", 1, "summary"}, {"items"}, {"items", 3}, {"items", -1}, {"items", 1 << 20},
 			{"nope", 3}, {"sessions", 0, "status"}, {"rejected", 0}, {"seq"},
