@@ -50,7 +50,7 @@ it changed. Exit status 1 when no event changed the path.`,
 			recs := s.J.Index.Records()
 			w := bufio.NewWriter(stdout)
 			n := 0
-			effects := replay.NewEffects(s.R, p)
+			effects := replay.NewEffects(s.R, p).Recorded(tc)
 			for _, h := range tc.Blame(p) {
 				e, err := effects.At(h.Pos)
 				if err != nil {

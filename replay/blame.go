@@ -579,12 +579,24 @@ func EffectAt(r *Replay, pos int, p Path) (Effect, error) {
 type Effects struct {
 	r      *Replay
 	p      Path
+	rec    *Touches      // see Recorded
 	base   int           // position of states[0]
 	states []model.State // the states after events base, base+1, …
 }
 
 // NewEffects returns an Effects of path p in r.
 func NewEffects(r *Replay, p Path) *Effects { return &Effects{r: r, p: p} }
+
+// Recorded makes e tell the effect on a whole member (a path of one name,
+// .pending, .sessions) by the first item under it that the event changed,
+// as t recorded it exactly (Effect.At, More), where the state cannot say
+// it (no Toucher: Durable Stream), and returns e. Made whole, the two
+// lists started alike for as long as a line shows, and making them cost
+// minutes on a long journal. t must be the record of e's replay.
+func (e *Effects) Recorded(t *Touches) *Effects {
+	e.rec = t
+	return e
+}
 
 // At computes what the event at pos did to the path, from the states
 // before and after it.
@@ -596,6 +608,11 @@ func (e *Effects) At(pos int) (Effect, error) {
 	b, err := e.state(pos)
 	if err != nil {
 		return Effect{}, err
+	}
+	if e.rec != nil {
+		if eff, ok := recordedEffect(e.r.F, a, b, pos, e.p, e.rec); ok {
+			return eff, nil
+		}
 	}
 	return effectOf(e.r.F, a, b, pos, e.p), nil
 }
@@ -653,6 +670,51 @@ func effectOf(f model.Format, a, b model.State, pos int, p Path) Effect {
 		e.Op = Changed
 	}
 	return e
+}
+
+// recordedEffect is effectOf for a path p that names a whole member, told
+// by the items under it that t's exact record says the event at pos
+// changed (see Effects.Recorded), the first of them made before and after.
+// ok is false for any other path, a state that says what an event changed
+// itself (listEffect), a coarse record, or one that replaced the member.
+func recordedEffect(f model.Format, a, b model.State, pos int, p Path, t *Touches) (Effect, bool) {
+	if len(p) != 1 || p[0] == "at" {
+		return Effect{}, false
+	}
+	if _, toucher := b.(Toucher); toucher {
+		return Effect{}, false
+	}
+	paths, coarse := t.At(pos)
+	if coarse {
+		return Effect{}, false
+	}
+	var items []Path
+	for _, q := range paths {
+		if len(q) == 0 || q[0] != p[0] {
+			continue
+		}
+		if len(q) < 2 {
+			return Effect{}, false // the member itself replaced
+		}
+		if !slices.ContainsFunc(items, func(it Path) bool { return it[1] == q[1] }) {
+			items = append(items, Path{p[0], q[1]})
+		}
+	}
+	if len(items) == 0 {
+		return Effect{}, false
+	}
+	old, had := lookupState(f, a, items[0])
+	nw, has := lookupState(f, b, items[0])
+	e := Effect{Pos: pos, Old: old, New: nw, At: items[0][1:], More: len(items) - 1}
+	switch {
+	case !had && has:
+		e.Op = Added
+	case had && !has:
+		e.Op = Removed
+	default:
+		e.Op = Changed
+	}
+	return e, true
 }
 
 // listEffect is effectOf for a path that names a whole list growing with

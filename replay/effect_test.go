@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -116,6 +117,25 @@ func TestEffectAtEqualsTheWholeState(t *testing.T) {
 		rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		clear(effects)
 		check("Effects, shuffled", shuffled, at)
+		// With the record of what each event changed, a whole member is
+		// told by its items in every format.
+		tc := replay.NewTouches()
+		if err := tc.Extend(context.Background(), s.R, nil); err != nil {
+			t.Fatal(err)
+		}
+		clear(effects)
+		before := items
+		check("Effects with the record", down, func(pos int, p replay.Path) (replay.Effect, error) {
+			e := effects[p.String()]
+			if e == nil {
+				e = replay.NewEffects(s.R, p).Recorded(tc)
+				effects[p.String()] = e
+			}
+			return e.At(pos)
+		})
+		if name == model.DurableStream && items-before < 20 {
+			t.Errorf("%s: only %d effects on whole members told by their items from the record", name, items-before)
+		}
 		s.Close()
 		if changed < 50 {
 			t.Errorf("%s: only %d effects: the paths see too little", name, changed)

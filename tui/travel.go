@@ -331,7 +331,7 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 				run.total.Store(0)
 			}
 		}()
-		effects := replay.NewEffects(r, p)
+		effects := replay.NewEffects(r, p).Recorded(ti.t)
 		for i, h := range hits {
 			if run.gen.Load() != gen {
 				return nil
