@@ -673,10 +673,14 @@ func effectOf(f model.Format, a, b model.State, pos int, p Path) Effect {
 }
 
 // recordedEffect is effectOf for a path p that names a whole member, told
-// by the items under it that t's exact record says the event at pos
-// changed (see Effects.Recorded), the first of them made before and after.
-// ok is false for any other path, a state that says what an event changed
-// itself (listEffect), a coarse record, or one that replaced the member.
+// by the items under it that the event at pos changed (see
+// Effects.Recorded), the first of them made before and after. The items
+// are those t's record names when it is exact; for a coarse record, the
+// member is made whole before and after and the items are those Diff
+// names, which are the ones an exact record holds: the output does not
+// depend on where the recording pass turned coarse (a time budget). ok is
+// false for any other path, a state that says what an event changed
+// itself (listEffect), or a member replaced, added or removed whole.
 func recordedEffect(f model.Format, a, b model.State, pos int, p Path, t *Touches) (Effect, bool) {
 	if len(p) != 1 || p[0] == "at" {
 		return Effect{}, false
@@ -685,36 +689,72 @@ func recordedEffect(f model.Format, a, b model.State, pos int, p Path, t *Touche
 		return Effect{}, false
 	}
 	paths, coarse := t.At(pos)
-	if coarse {
+	if !coarse {
+		items, replaced := itemsUnder(p[0], paths)
+		if replaced || len(items) == 0 {
+			return Effect{}, false
+		}
+		return itemEffect(f, a, b, pos, items), true
+	}
+	old, had := lookupState(f, a, p)
+	nw, has := lookupState(f, b, p)
+	if !had || !has {
 		return Effect{}, false
 	}
 	var items []Path
-	for _, q := range paths {
-		if len(q) == 0 || q[0] != p[0] {
-			continue
+	for _, c := range Diff(old, nw) {
+		if len(c.Path) == 0 {
+			return Effect{}, false // a value of another kind
 		}
-		if len(q) < 2 {
-			return Effect{}, false // the member itself replaced
-		}
-		if !slices.ContainsFunc(items, func(it Path) bool { return it[1] == q[1] }) {
-			items = append(items, Path{p[0], q[1]})
+		if !slices.ContainsFunc(items, func(it Path) bool { return it[1] == c.Path[0] }) {
+			items = append(items, Path{p[0], c.Path[0]})
 		}
 	}
 	if len(items) == 0 {
-		return Effect{}, false
+		return Effect{Pos: pos, Old: old, New: nw}, true // a coarse hit that left p alone, as effectOf says it
 	}
+	o, had := Lookup(old, items[0][1:])
+	n, has := Lookup(nw, items[0][1:])
+	return Effect{Pos: pos, Op: itemOp(had, has), Old: o, New: n, At: items[0][1:], More: len(items) - 1}, true
+}
+
+// itemsUnder returns the items under the member named key that paths go
+// into (Path{key, item}), once each, in the order of paths; replaced is
+// true when a path names the member itself.
+func itemsUnder(key any, paths []Path) (items []Path, replaced bool) {
+	for _, q := range paths {
+		if len(q) == 0 || q[0] != key {
+			continue
+		}
+		if len(q) < 2 {
+			return nil, true
+		}
+		if !slices.ContainsFunc(items, func(it Path) bool { return it[1] == q[1] }) {
+			items = append(items, Path{key, q[1]})
+		}
+	}
+	return items, false
+}
+
+// itemEffect is what the event at pos did to the first of items (paths
+// of one member's items, at least one), made in the states a before and b
+// after it; More counts the others.
+func itemEffect(f model.Format, a, b model.State, pos int, items []Path) Effect {
 	old, had := lookupState(f, a, items[0])
 	nw, has := lookupState(f, b, items[0])
-	e := Effect{Pos: pos, Old: old, New: nw, At: items[0][1:], More: len(items) - 1}
+	return Effect{Pos: pos, Op: itemOp(had, has), Old: old, New: nw, At: items[0][1:], More: len(items) - 1}
+}
+
+// itemOp is the Op of an item an event changed, from whether it was there
+// before and after.
+func itemOp(had, has bool) Op {
 	switch {
 	case !had && has:
-		e.Op = Added
+		return Added
 	case had && !has:
-		e.Op = Removed
-	default:
-		e.Op = Changed
+		return Removed
 	}
-	return e, true
+	return Changed
 }
 
 // listEffect is effectOf for a path that names a whole list growing with
@@ -737,32 +777,12 @@ func listEffect(f model.Format, a, b model.State, pos int, p Path) (Effect, bool
 	if l, lazy := v.(model.Lazy); !lazy || (l.At == nil && l.Get == nil) {
 		return Effect{}, false
 	}
-	var items []Path
-	for _, q := range tc.Touched(a) {
-		if k, _ := q[0].(string); k != key {
-			continue
-		}
-		if len(q) < 2 {
-			return Effect{}, false // the whole list replaced
-		}
-		if !slices.ContainsFunc(items, func(it Path) bool { return it[1] == q[1] }) {
-			items = append(items, Path{key, q[1]})
-		}
-	}
-	e := Effect{Pos: pos}
-	if len(items) == 0 {
-		return e, true
-	}
-	old, had := lookupState(f, a, items[0])
-	nw, has := lookupState(f, b, items[0])
-	e.Old, e.New, e.At, e.More = old, nw, items[0][1:], len(items)-1
+	items, replaced := itemsUnder(key, tc.Touched(a))
 	switch {
-	case !had && has:
-		e.Op = Added
-	case had && !has:
-		e.Op = Removed
-	default:
-		e.Op = Changed
+	case replaced:
+		return Effect{}, false // the whole list replaced
+	case len(items) == 0:
+		return Effect{Pos: pos}, true
 	}
-	return e, true
+	return itemEffect(f, a, b, pos, items), true
 }
