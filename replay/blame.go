@@ -588,11 +588,13 @@ type Effects struct {
 func NewEffects(r *Replay, p Path) *Effects { return &Effects{r: r, p: p} }
 
 // Recorded makes e tell the effect on a whole member (a path of one name,
-// .pending, .sessions) by the first item under it that the event changed,
-// as t recorded it exactly (Effect.At, More), where the state cannot say
-// it (no Toucher: Durable Stream), and returns e. Made whole, the two
-// lists started alike for as long as a line shows, and making them cost
-// minutes on a long journal. t must be the record of e's replay.
+// .pending, .sessions) by the first item under it that the event changed
+// (Effect.At, More), where the state cannot say it (no Toucher: Durable
+// Stream), and returns e: the item t's exact record names, made alone, or
+// for a coarse record the one Diff of the member made whole names (the
+// same item, so the effect does not depend on where t turned coarse).
+// Shown whole, the two lists started alike for as long as a line shows.
+// t must be the record of e's replay.
 func (e *Effects) Recorded(t *Touches) *Effects {
 	e.rec = t
 	return e
