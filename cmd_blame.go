@@ -80,15 +80,11 @@ it changed. Exit status 1 when no event changed the path.`,
 // pass folds every event and diffs what it changed: several seconds per
 // gigabyte, after the reading).
 func (g *globalFlags) record(ctx context.Context, s *app.Session, tc *replay.Touches, p replay.Path) error {
-	var size int64
-	if st, err := s.J.File().Stat(); err == nil {
-		size = st.Size()
-	}
-	total := s.R.Events()
 	var done atomic.Int64
-	line := startProgress(g.stderr, size, time.Now(), blameLine(p, total, done.Load))
-	defer line.End()
-	return tc.Extend(ctx, s.R, func(n int) { done.Store(int64(n)) })
+	line := func(int64) func(time.Duration) string { return blameLine(p, s.R.Events(), done.Load) }
+	return g.withLine(s, line, func() error {
+		return tc.Extend(ctx, s.R, func(n int) { done.Store(int64(n)) })
+	})
 }
 
 // blameLine is the text of the progress of blame's recording pass over

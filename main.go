@@ -270,16 +270,25 @@ func (g *globalFlags) openPrefix(path string, prefix int64) (*app.Session, error
 // withProgress runs read, which reads the rest of s's journal, with
 // progress on stderr when it is a terminal and the journal is large.
 func (g *globalFlags) withProgress(s *app.Session, read func() error) error {
+	return g.withLine(s, func(size int64) func(time.Duration) string {
+		return readingLine(s.J.Path, size, func() (int64, int) {
+			_, evs := s.J.Index.Counts()
+			return s.J.Index.Consumed(), evs
+		})
+	}, read)
+}
+
+// withLine runs work with the progress line that text makes (given the
+// journal's size in bytes) on stderr, when it is a terminal and s's
+// journal is large (startProgress).
+func (g *globalFlags) withLine(s *app.Session, text func(size int64) func(time.Duration) string, work func() error) error {
 	st, err := s.J.File().Stat()
 	if err != nil {
 		return err
 	}
-	p := startProgress(g.stderr, st.Size(), time.Now(), readingLine(s.J.Path, st.Size(), func() (int64, int) {
-		_, evs := s.J.Index.Counts()
-		return s.J.Index.Consumed(), evs
-	}))
+	p := startProgress(g.stderr, st.Size(), time.Now(), text(st.Size()))
 	defer p.End()
-	return read()
+	return work()
 }
 
 // openLast opens path for a one-shot command that wants the state after

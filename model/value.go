@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
+	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -59,48 +61,76 @@ func (o Object) Get(key string) (any, bool) {
 }
 
 // MarshalJSON writes the members in order.
-func (o Object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := Marshal(f.Key)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshalValue(f.Value)
-		if err != nil {
-			return nil, fmt.Errorf("field %q: %w", f.Key, err)
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
+func (o Object) MarshalJSON() ([]byte, error) { return marshalValue(o) }
 
-func marshalValue(v any) ([]byte, error) {
+func marshalValue(v any) ([]byte, error) { return AppendCompact(nil, v, math.MaxInt) }
+
+// AppendCompact appends v (an Object or any JSON value of the kinds Object
+// holds) to b as compact JSON, the way Object.MarshalJSON writes it, and
+// stops once b holds limit bytes: then b ends with the start of that JSON,
+// at least limit bytes in all, and nothing of it is made past that (the
+// start of a large value costs the start). A string is cut at a character
+// boundary without its closing quote; its JSON is its characters' one
+// after another, so the cut is the start of the whole. The error is
+// Marshal's, with the names of the members it is in.
+func AppendCompact(b []byte, v any, limit int) ([]byte, error) {
+	if len(b) >= limit {
+		return b, nil
+	}
 	switch x := v.(type) {
 	case Object:
-		return x.MarshalJSON()
+		b = append(b, '{')
+		for i, f := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = AppendCompact(b, f.Key, limit); err != nil || len(b) >= limit {
+				return b, err
+			}
+			b = append(b, ':')
+			if b, err = AppendCompact(b, f.Value, limit); err != nil {
+				return b, fmt.Errorf("field %q: %w", f.Key, err)
+			}
+			if len(b) >= limit {
+				return b, nil
+			}
+		}
+		return append(b, '}'), nil
 	case []any:
-		var b bytes.Buffer
-		b.WriteByte('[')
+		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			ev, err := marshalValue(e)
-			if err != nil {
-				return nil, err
+			var err error
+			if b, err = AppendCompact(b, e, limit); err != nil || len(b) >= limit {
+				return b, err
 			}
-			b.Write(ev)
 		}
-		b.WriteByte(']')
-		return b.Bytes(), nil
-	default:
-		return Marshal(v)
+		return append(b, ']'), nil
+	case string:
+		cut := false
+		if k := limit - len(b); len(x) > k {
+			for k < len(x) && !utf8.RuneStart(x[k]) {
+				k++ // the whole character: b then holds limit
+			}
+			x, cut = x[:k], k < len(x)
+		}
+		m, err := Marshal(x)
+		if err != nil {
+			return b, err
+		}
+		if cut {
+			m = m[:len(m)-1] // the closing quote
+		}
+		return append(b, m...), nil
 	}
+	m, err := Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, m...), nil
 }
 
 // Marshal is json.Marshal without its HTML escaping: < > & are written as

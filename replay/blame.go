@@ -109,19 +109,15 @@ func (t *Touches) Extend(ctx context.Context, r *Replay, progress func(done int)
 	var avg time.Duration
 	comparable := reflect.TypeOf(s) != nil && reflect.TypeOf(s).Comparable()
 	// The records of up to 1024 events, added to t under its lock at once.
-	var (
-		w    recWriter
-		ends []uint32 // each event's end in w.b
-	)
+	var w recWriter
 	var tooBig error
 	flush := func() {
 		t.mu.Lock()
-		if !t.commit(&w, ends) {
+		if !t.commit(&w) {
 			tooBig = errors.New("replay: blame's record of changes would be over 4 GiB")
 		}
 		t.prevS, t.prev, t.exact = s, obj, exact
 		t.mu.Unlock()
-		ends = ends[:0]
 	}
 	err := r.J.Each(done+1, n, func(ev model.Event) error {
 		next := r.F.Apply(s, ev)
@@ -152,9 +148,8 @@ func (t *Touches) Extend(ctx context.Context, r *Replay, progress func(done int)
 			t.coarse(&w, r.F, s, next)
 		}
 		s = next
-		ends = append(ends, uint32(len(w.b)))
 		w.next()
-		if len(ends) == 1024 {
+		if len(w.recs) == 1024 {
 			flush()
 			if tooBig != nil {
 				return tooBig
@@ -216,14 +211,13 @@ func (t *Touches) coarse(w *recWriter, f model.Format, x, y model.State) {
 	}
 }
 
-// commit adds the records w wrote, which end at ends in w.b, and resets
-// w; it reports false, and adds none, when the record would be over
-// 4 GiB. The caller holds t.mu.
-func (t *Touches) commit(w *recWriter, ends []uint32) bool {
+// commit adds the records w wrote and resets w; it reports false, and
+// adds none, when the record would be over 4 GiB. The caller holds t.mu.
+func (t *Touches) commit(w *recWriter) bool {
 	base := uint32(t.data.n)
 	ok := t.data.write(w.b)
 	if ok {
-		for i, e := range ends {
+		for i, e := range w.recs {
 			t.off = append(t.off, base+e)
 			k := (len(t.off) - 2) / maskSpan
 			if k == len(t.masks) {
@@ -467,19 +461,17 @@ func (t *Touches) Blame(p Path) []Hit {
 		// apart by their first byte or two, and none is copied.
 		lcp := 0
 		for rec := t.data.slice(t.off[pos-1], t.off[pos], &scratch); len(rec) > 0 && !hit; {
-			sh, n := uvarint(rec)
-			h, m := uvarint(rec[n:])
-			l, shared := int(h>>1), int(sh)
-			suffix := rec[n+m : n+m+l]
-			rec = rec[n+m+l:]
+			shared, suffix, coarse, rest := splitPath(rec)
+			rec = rest
 			if shared <= lcp {
 				lcp = shared + commonPrefix(suffix, code[shared:])
 			}
 			// One of the path and p is a prefix of the other (see coder).
-			if lcp < min(shared+l, len(code)) {
+			n := shared + len(suffix)
+			if lcp < min(n, len(code)) {
 				continue
 			}
-			if h&1 != 0 && shared+l < len(code) {
+			if coarse && n < len(code) {
 				maybe = true // only known to have changed a field above p
 				continue
 			}
@@ -528,11 +520,12 @@ type Effect struct {
 	// (a coarse hit that Verify ruled out).
 	Op       Op
 	Old, New any
-	// At is set for a path that names a whole list that grows with the
-	// journal (Delta Engine's messages and actions, DeltaMind's items):
-	// it is the item under the path that the event changed ([42],
-	// .call_x), Old and New are that item's values, and More counts the
-	// other items it changed. The lists themselves are not made.
+	// At is set for a path that names a whole member: a list that grows
+	// with the journal (Delta Engine's messages and actions, DeltaMind's
+	// items; the lists are not made), or with Effects.Recorded any
+	// member (Durable Stream's .pending, .sessions). It is the item under
+	// the path that the event changed ([42], .call_x), Old and New are
+	// that item's values, and More counts the other items it changed.
 	At   Path
 	More int
 }

@@ -113,10 +113,9 @@ func (c *coder) path(b []byte) Path {
 // recWriter writes the records of a run of events, one after another.
 type recWriter struct {
 	b     []byte   // the records
+	recs  []uint32 // where each written record ends in b
 	masks []uint64 // each written record's nameMask
 	mask  uint64   // the nameMask of the record being written
-	start int      // where the record being written starts in b
-	prev  []byte   // the code of its last path
 	codes []byte   // the codes of its paths, one after another
 	ends  []int    // where each ends in codes
 }
@@ -124,19 +123,14 @@ type recWriter struct {
 // add adds the path of code c to the record being written, unless it is
 // there already.
 func (w *recWriter) add(c []byte, coarse bool) {
-	for i, s := range w.ends {
-		from := 0
-		if i > 0 {
-			from = w.ends[i-1]
-		}
-		if string(w.codes[from:s]) == string(c) {
+	from, last := 0, 0 // last: where the last path's code starts
+	for _, end := range w.ends {
+		if string(w.codes[from:end]) == string(c) {
 			return
 		}
+		from, last = end, from
 	}
-	shared := 0
-	for shared < len(c) && shared < len(w.prev) && c[shared] == w.prev[shared] {
-		shared++
-	}
+	shared := commonPrefix(c, w.codes[last:])
 	h := uint64(len(c)-shared) << 1
 	if coarse {
 		h |= 1
@@ -145,20 +139,19 @@ func (w *recWriter) add(c []byte, coarse bool) {
 	w.b = binary.AppendUvarint(w.b, h)
 	w.b = append(w.b, c[shared:]...)
 	w.mask |= nameMask(c)
-	w.prev = append(w.prev[:0], c...)
 	w.codes = append(w.codes, c...)
 	w.ends = append(w.ends, len(w.codes))
 }
 
 // next ends the record being written and starts the next event's.
 func (w *recWriter) next() {
-	w.masks, w.mask = append(w.masks, w.mask), 0
-	w.start, w.prev, w.codes, w.ends = len(w.b), w.prev[:0], w.codes[:0], w.ends[:0]
+	w.recs, w.masks, w.mask = append(w.recs, uint32(len(w.b))), append(w.masks, w.mask), 0
+	w.codes, w.ends = w.codes[:0], w.ends[:0]
 }
 
 // reset forgets the records written (after next).
 func (w *recWriter) reset() {
-	w.b, w.masks, w.start = w.b[:0], w.masks[:0], 0
+	w.b, w.recs, w.masks = w.b[:0], w.recs[:0], w.masks[:0]
 }
 
 // nameMask is a bit for the top-level name a path of code c starts with
@@ -188,20 +181,28 @@ func (r *recReader) next() (code []byte, coarse, ok bool) {
 	if len(r.rec) == 0 {
 		return nil, false, false
 	}
-	shared, n := uvarint(r.rec)
-	h, m := uvarint(r.rec[n:])
-	rest := r.rec[n+m:]
-	l := int(h >> 1)
+	var shared int
+	var suffix []byte
+	shared, suffix, coarse, r.rec = splitPath(r.rec)
 	if shared == 0 {
-		r.last = rest[:l] // read in place: most paths share nothing
+		r.last = suffix // read in place: most paths share nothing
 	} else {
 		// r.last may be r.cur: its first bytes are then copied onto
 		// themselves.
-		r.cur = append(append(r.cur[:0], r.last[:shared]...), rest[:l]...)
+		r.cur = append(append(r.cur[:0], r.last[:shared]...), suffix...)
 		r.last = r.cur
 	}
-	r.rec = rest[l:]
-	return r.last, h&1 != 0, true
+	return r.last, coarse, true
+}
+
+// splitPath splits the first path off rec, a record: how many bytes of
+// its code are the previous path's, the rest of its code, whether it is
+// coarse, and the record's other paths.
+func splitPath(rec []byte) (shared int, suffix []byte, coarse bool, rest []byte) {
+	sh, n := uvarint(rec)
+	h, m := uvarint(rec[n:])
+	l := int(h >> 1)
+	return int(sh), rec[n+m : n+m+l], h&1 != 0, rec[n+m+l:]
 }
 
 // commonPrefix is the number of bytes a and b start with alike.

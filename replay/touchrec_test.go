@@ -66,7 +66,6 @@ func TestRecordsAsWritten(t *testing.T) {
 	}
 	var events []event
 	var w recWriter
-	var ends []uint32
 	var edges []int // the events with a rare name at a span's edge
 	for len(events) < 12000 || tc.data.n < 3<<chunkBits {
 		narrow = len(events)%8000 >= 1500 && len(events)%8000 < 6500
@@ -86,14 +85,12 @@ func TestRecordsAsWritten(t *testing.T) {
 		for _, p := range e.paths {
 			tc.record(&w, p, e.coarse)
 		}
-		ends = append(ends, uint32(len(w.b)))
 		w.next()
-		if len(ends) == 100 || rng.IntN(50) == 0 {
-			tc.commit(&w, ends)
-			ends = ends[:0]
+		if len(w.recs) == 100 || rng.IntN(50) == 0 {
+			tc.commit(&w)
 		}
 	}
-	tc.commit(&w, ends)
+	tc.commit(&w)
 	if len(tc.data.c) < 3 || tc.Done() != len(events) {
 		t.Fatalf("%d chunks, %d events recorded of %d", len(tc.data.c), tc.Done(), len(events))
 	}

@@ -9,10 +9,9 @@
 package statediff
 
 import (
-	"errors"
 	"fmt"
+	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -133,21 +132,7 @@ func ensureNL(s string) string {
 
 // Compact returns v as compact JSON (not sanitized).
 func Compact(v any) string {
-	switch x := v.(type) {
-	case model.Object:
-		b, err := x.MarshalJSON()
-		if err != nil {
-			return fmt.Sprint(v)
-		}
-		return string(b)
-	case []any:
-		b, err := obj("v", x).MarshalJSON()
-		if err != nil {
-			return fmt.Sprint(v)
-		}
-		return string(b[5 : len(b)-1])
-	}
-	b, err := model.Marshal(v)
+	b, err := model.AppendCompact(nil, v, math.MaxInt)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
@@ -156,78 +141,14 @@ func Compact(v any) string {
 
 // CompactPrefix returns Compact(v) when it is at most n bytes long, and
 // else a prefix of it at least n+1 bytes long: it stops making the JSON
-// there, so that the start of a large value (blame's lines, a list of
-// thousands of items) does not cost the whole value.
+// there (model.AppendCompact), so that the start of a large value (blame's
+// lines, a list of thousands of items) does not cost the whole value.
 func CompactPrefix(v any, n int) string {
-	b, err := appendCompact(nil, v, n+1)
+	b, err := model.AppendCompact(nil, v, n+1)
 	if err != nil {
 		return Compact(v)
 	}
 	return string(b)
-}
-
-var errMarshal = errors.New("statediff: value not marshalable")
-
-// appendCompact appends Compact(v) to b, or at least its first limit-len(b)
-// bytes: it stops once b holds limit (a cut string leaves it there, so
-// nothing may follow it).
-func appendCompact(b []byte, v any, limit int) ([]byte, error) {
-	if len(b) >= limit {
-		return b, nil
-	}
-	switch x := v.(type) {
-	case model.Object:
-		b = append(b, '{')
-		for i, f := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendCompact(b, f.Key, limit); err != nil || len(b) >= limit {
-				return b, err
-			}
-			b = append(b, ':')
-			if b, err = appendCompact(b, f.Value, limit); err != nil || len(b) >= limit {
-				return b, err
-			}
-		}
-		return append(b, '}'), nil
-	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendCompact(b, e, limit); err != nil || len(b) >= limit {
-				return b, err
-			}
-		}
-		return append(b, ']'), nil
-	case string:
-		// A string's JSON is its runes' one after another: the JSON of
-		// its first runes is the start of it.
-		cut := false
-		if k := limit - len(b); len(x) > k {
-			for k < len(x) && !utf8.RuneStart(x[k]) {
-				k++ // the whole rune: b then holds limit
-			}
-			x, cut = x[:k], k < len(x)
-		}
-		m, err := model.Marshal(x)
-		if err != nil {
-			return b, errMarshal
-		}
-		if cut {
-			m = m[:len(m)-1] // the closing quote
-		}
-		return append(b, m...), nil
-	}
-	m, err := model.Marshal(v)
-	if err != nil {
-		return b, errMarshal
-	}
-	return append(b, m...), nil
 }
 
 // JSON returns the report as the object `rewind diff --json` prints:

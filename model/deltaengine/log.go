@@ -311,6 +311,19 @@ func (s *snap) reader(block int64, infos []*actEvent) *reader {
 	return &reader{snap: s, block: block, bufOff: -1, infos: infos}
 }
 
+// keepingReader is a reader of s that reads block bytes at first and
+// keeps the action events it decodes in some, which readers of the same
+// entries may share (nil: a map of its own): for a reader of a few entries
+// of a long log, which a slot per entry (infos) would not suit.
+func (s *snap) keepingReader(block int64, some map[int]*actEvent) *reader {
+	if some == nil {
+		some = map[int]*actEvent{}
+	}
+	r := s.reader(block, nil)
+	r.some = some
+	return r
+}
+
 // blocks holds read buffers of maxBlock bytes for the views' readers.
 var blocks = sync.Pool{New: func() any { b := make([]byte, maxBlock); return &b }}
 

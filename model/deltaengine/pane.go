@@ -44,8 +44,7 @@ func (format) PaneView(s model.State, n int) model.Object {
 		// a time; actions jump back to their requests, one event a time.
 		// Both share the action events they decode.
 		some := map[int]*actEvent{}
-		seqr, lookr := sn.reader(readBlock, nil), sn.reader(0, nil)
-		seqr.some, lookr.some = some, some
+		seqr, lookr := sn.keepingReader(readBlock, some), sn.keepingReader(0, some)
 		defer seqr.release()
 		defer lookr.release()
 
@@ -117,8 +116,7 @@ func (format) PaneRender(s model.State, doc string, max int) string {
 		return head.String()
 	}
 	sn := st.log.snapshot(st.nLog)
-	r := sn.reader(0, nil) // back from the end: one event at a time
-	r.some = map[int]*actEvent{}
+	r := sn.keepingReader(0, nil) // back from the end: one event at a time
 	defer r.release()
 
 	var parts []string // the messages rendered, last first

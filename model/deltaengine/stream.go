@@ -60,8 +60,7 @@ func (s *snap) messageAt(i int) any {
 			continue
 		}
 		if i--; i < 0 {
-			r := s.reader(0, nil)
-			r.some = map[int]*actEvent{}
+			r := s.keepingReader(0, nil)
 			defer r.release()
 			return r.message(j).object()
 		}
@@ -73,8 +72,7 @@ func (s *snap) messageAt(i int) any {
 // snapshot has an event of it, reading back the events of its last
 // ACTION_REQUEST and ACTION_RESULT only.
 func (s *snap) actionObject(id string) (any, bool) {
-	r := s.reader(0, nil)
-	r.some = map[int]*actEvent{}
+	r := s.keepingReader(0, nil)
 	defer r.release()
 	a, ok := r.action(id)
 	if !ok {

@@ -87,8 +87,7 @@ func (s *state) touchedActions(p *state, out []replay.Path) []replay.Path {
 	some := map[int]*actEvent{}
 	for i := p.nLog; i < s.nLog; i++ {
 		if sr == nil {
-			sr = s.log.snapshot(s.nLog).reader(0, nil)
-			sr.some = some
+			sr = s.log.snapshot(s.nLog).keepingReader(0, some)
 		}
 		e := sr.get(i)
 		if k := e.kind(); k != kRequest && k != kResult {
@@ -104,8 +103,7 @@ func (s *state) touchedActions(p *state, out []replay.Path) []replay.Path {
 			continue
 		}
 		if pr == nil {
-			pr = p.log.snapshot(p.nLog).reader(0, nil)
-			pr.some = some
+			pr = p.log.snapshot(p.nLog).keepingReader(0, some)
 		}
 		was, _ := pr.action(id)
 		now, _ := sr.action(id)
