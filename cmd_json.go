@@ -75,6 +75,9 @@ func (e *encoder) value(v any, depth int) {
 	case model.Lazy:
 		e.lazy(x, depth)
 		return
+	case model.Appender:
+		e.b = x.AppendIndented(e.b, depth, render.AppendJSONString)
+		return
 	}
 	e.scalar(v, depth)
 }

@@ -143,36 +143,44 @@ func TestWriteJSONReadAheadStopsOnError(t *testing.T) {
 	}
 }
 
-// BenchmarkWriteStateDeltaEngine writes the state of a Delta Engine
-// journal of 20,000 events (about 24 MB) as rewind state does, after the
-// fold: what it measures is the writing (reading events back, escaping
-// the strings), in bytes of journal per second.
-func BenchmarkWriteStateDeltaEngine(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "journal.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := demo.Generate(f, model.DeltaEngine, 20_000, 1); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	st, _ := os.Stat(path)
-	g := &globalFlags{stderr: io.Discard}
-	s, err := g.openLast(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	obj, err := s.R.StreamJSON(s.R.Events())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(st.Size())
-	for b.Loop() {
-		if err := writeJSON(io.Discard, obj); err != nil {
-			b.Fatal(err)
-		}
+// BenchmarkWriteState writes the state of a generated journal of each
+// format (Delta Engine: 20,000 events, about 24 MB; DeltaMind: 100,000,
+// about 30 MB; Durable Stream: 50,000, about 25 MB) as rewind state does,
+// after the fold: what it measures is the writing (reading events back,
+// rebuilding items, escaping the strings), in bytes of journal per second.
+func BenchmarkWriteState(b *testing.B) {
+	for _, c := range []struct {
+		format string
+		events int
+	}{{model.DeltaEngine, 20_000}, {model.DeltaMind, 100_000}, {model.DurableStream, 50_000}} {
+		b.Run(c.format, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "journal.jsonl")
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := demo.Generate(f, c.format, c.events, 1); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+			st, _ := os.Stat(path)
+			g := &globalFlags{stderr: io.Discard}
+			s, err := g.openLast(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			obj, err := s.R.StreamJSON(s.R.Events())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				if err := writeJSON(io.Discard, obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -312,23 +320,34 @@ func TestWriteJSONPartsStopOnError(t *testing.T) {
 	}
 }
 
-// rewind state on a Delta Engine journal writes the streamed state (its
-// lists made in parts, strings as literals) byte for byte as the state
-// held in memory: generated journals, which cut into several parts, and
-// the fixtures, hostile ones included.
-func TestWriteStreamedDeltaEngineState(t *testing.T) {
+// rewind state writes the streamed state (Delta Engine's and DeltaMind's
+// lists made in parts; Delta Engine's strings as literals, DeltaMind's
+// items writing themselves) byte for byte as the state held in memory:
+// generated journals, which cut into several parts, and the fixtures,
+// hostile ones included.
+func TestWriteStreamedState(t *testing.T) {
+	for _, c := range []struct {
+		format string
+		events int
+		dir    string
+	}{{model.DeltaEngine, 4000, "model/deltaengine/testdata"}, {model.DeltaMind, 12000, "model/deltamind/testdata"}} {
+		t.Run(c.format, func(t *testing.T) { testWriteStreamedState(t, c.format, c.events, c.dir) })
+	}
+}
+
+func testWriteStreamedState(t *testing.T, format string, events int, fixtures string) {
 	dir := t.TempDir()
 	var b bytes.Buffer
-	if err := demo.Generate(&b, model.DeltaEngine, 4000, 7); err != nil {
+	if err := demo.Generate(&b, format, events, 7); err != nil {
 		t.Fatal(err)
 	}
 	gen := filepath.Join(dir, "journal.jsonl")
 	if err := os.WriteFile(gen, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	paths, _ := filepath.Glob("model/deltaengine/testdata/*.jsonl")
+	paths, _ := filepath.Glob(fixtures + "/*.jsonl")
 	for _, p := range append(paths, gen) {
-		g := &globalFlags{stderr: io.Discard, format: model.DeltaEngine}
+		g := &globalFlags{stderr: io.Discard, format: format}
 		s, err := g.open(p)
 		if err != nil {
 			t.Fatal(err)

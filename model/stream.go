@@ -27,8 +27,9 @@ type Lazy struct {
 	// same time, on several goroutines: it calls yield with consecutive
 	// parts, each an Each of its own over the next items, until yield
 	// returns false or there are no more. The parts' items, in order, are
-	// Each's. Parts runs on one goroutine, and the parts it gives may run
-	// concurrently with it and with each other.
+	// Each's, or Appenders that write them. Parts runs on one goroutine,
+	// and the parts it gives may run concurrently with it and with each
+	// other.
 	Parts func(yield func(part func(yield func(any) bool)) bool)
 	// At, when not nil, returns item i (0 <= i < Len) of a list on its
 	// own, made for the call and not Transient, as a whole View would
@@ -38,6 +39,25 @@ type Lazy struct {
 	// Get, when not nil, returns the member named key of an Object, as
 	// At returns an item, and whether there is one.
 	Get func(key string) (any, bool)
+}
+
+// An Appender is an item of a Lazy's Parts that writes its own JSON text
+// instead of being made as a value for a writer to walk: a list of
+// millions of items whose members are all known (DeltaMind's) is written
+// without building an Object, boxing its strings and switching on each
+// member's type. It is valid as long as the item it stands for: until the
+// yield call that got it returns, when the Lazy is Transient.
+type Appender interface {
+	// AppendIndented appends to b the JSON text of the item Each gives
+	// in its place as an indenting writer writes it when the item is at
+	// nesting depth depth: Indent's layout (two spaces a level, one member
+	// or element a line, `"name": value`, [] and {} when empty), without
+	// a newline or indentation before its first byte or after its last.
+	// It writes each string that comes from the journal with str, the
+	// writer's own string writer (rewind's writes them terminal-safe,
+	// render.AppendJSONString), and only names and values of its own,
+	// plain ASCII, without it.
+	AppendIndented(b []byte, depth int, str func(b []byte, s string) []byte) []byte
 }
 
 // MarshalJSON writes the items as marshalValue would write them held in a

@@ -99,12 +99,26 @@ func formatSemanticID(kind string, h uint32) string {
 		}
 	}
 	var b [32]byte
-	out := append(append(b[:0], prefix...), '-')
-	for shift := 28; shift >= 0; shift -= 4 {
-		out = append(out, "0123456789abcdef"[h>>shift&0xf])
-	}
-	return string(out)
+	return string(appendSemanticID(b[:0], prefix, h))
 }
+
+// appendSemanticID appends the semanticId whose kind prefix is prefix and
+// whose summary hashes to h: prefix, '-' and h as eight hex digits.
+func appendSemanticID(b []byte, prefix string, h uint32) []byte {
+	b = append(append(b, prefix...), '-')
+	for shift := 28; shift >= 0; shift -= 4 {
+		b = append(b, "0123456789abcdef"[h>>shift&0xf])
+	}
+	return b
+}
+
+// sidPrefixes are the semanticId prefixes of itemKinds, by index.
+var sidPrefixes = func() (p [len(itemKinds)]string) {
+	for i, k := range itemKinds {
+		p[i] = kindPrefix[k]
+	}
+	return p
+}()
 
 // semanticHash returns the hash part of a semanticId for summary.
 func semanticHash(summary string) uint32 {

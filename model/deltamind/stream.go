@@ -26,7 +26,7 @@ func (format) StreamView(s model.State) model.Object {
 		return s.View()
 	}
 	l := st.lin
-	// Each's items may be kept; the Parts' are Transient (objectIn).
+	// Each's items may be kept; the Parts' are Transient (itemText, objectIn).
 	items := model.Lazy{Len: int(st.nItems), Each: func(yield func(any) bool) { st.eachItem(yield) },
 		Parts: st.itemParts, Transient: true,
 		At: func(i int) any {
@@ -55,8 +55,9 @@ const streamBatch = 2048
 // items, in order, until it returns false: each part decodes its items
 // (through a decoder of its own that shares one walk's windows) when it
 // runs, so a writer may decode and write several parts at the same time.
-// A part's items are made in scratch space of its own (objectIn): each is
-// valid until the yield call that gets it returns.
+// A part's items are itemText appenders, or for an item with sourceTurn
+// offsets its object made in scratch space of the part's own (objectIn):
+// each is valid until the yield call that gets it returns.
 func (s *state) itemParts(yield func(part func(yield func(any) bool)) bool) {
 	n := int(s.nItems)
 	d := s.lin.decoder(walkWin)
@@ -64,9 +65,14 @@ func (s *state) itemParts(yield func(part func(yield func(any) bool)) bool) {
 		hi := min(lo+streamBatch, n)
 		part := func(yield func(any) bool) {
 			d, sc := d.sharing(), &itemScratch{}
+			var it itemVal
 			for i := lo; i < hi; i++ {
-				it := d.item(int32(i), s.seq)
-				if !yield(it.objectIn(sc)) {
+				it = d.item(int32(i), s.seq)
+				var v any = itemText{&it}
+				if !it.appendable() {
+					v = it.objectIn(sc)
+				}
+				if !yield(v) {
 					return
 				}
 			}

@@ -1,0 +1,102 @@
+package deltamind
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rewind-tui/rewind/internal/journaltest"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/render"
+)
+
+// The items StreamView's Parts give write, at any depth, the bytes an
+// indenting writer writes for View's items (json.Indent by two spaces of
+// the marshalled item, made terminal-safe): on the fixtures (hostile
+// strings in every member, sourceTurn offsets, tags) and a generated
+// journal; and a part gives Appenders, not objects, for items without
+// offsets.
+func TestItemTextIsTheIndentedItem(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/*.jsonl")
+	appenders := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appenders += checkItemText(t, p, foldJournal(t, journaltest.Open(t, "provenance.jsonl", data)))
+	}
+	if appenders < 8 {
+		t.Fatalf("the fixtures gave %d appenders: the hostile items were not written by itemText", appenders)
+	}
+	checkItemText(t, "generated", foldGenerated(t, 3000, 5))
+}
+
+func foldJournal(t *testing.T, j interface {
+	Each(from, to int, fn func(model.Event) error) error
+}) model.State {
+	t.Helper()
+	s := Format.Init()
+	if err := j.Each(1, 1<<30, func(ev model.Event) error { s = Format.Apply(s, ev); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkItemText compares the items of s's StreamView parts with View's,
+// and returns how many were Appenders.
+func checkItemText(t *testing.T, name string, s model.State) int {
+	t.Helper()
+	v, _ := s.View().Get("items")
+	want := v.([]any)
+	lazy, _ := Format.(model.StreamViews).StreamView(s).Get("items")
+	i, appenders := 0, 0
+	lazy.(model.Lazy).Parts(func(part func(func(any) bool)) bool {
+		part(func(o any) bool {
+			if i >= len(want) {
+				t.Fatalf("%s: the parts give more items than View's %d", name, len(want))
+			}
+			for _, depth := range []int{0, 2} {
+				var got []byte
+				if a, ok := o.(model.Appender); ok {
+					got = a.AppendIndented([]byte("prefix"), depth, render.AppendJSONString)[len("prefix"):]
+				} else {
+					got = indented(t, o, depth)
+				}
+				if w := indented(t, want[i], depth); !bytes.Equal(got, w) {
+					t.Fatalf("%s: item %d at depth %d written as\n%s\nView's item as\n%s", name, i, depth, got, w)
+				}
+			}
+			if _, ok := o.(model.Appender); ok {
+				appenders++
+			} else if it, _ := o.(model.Object).Get("sourceTurns"); !strings.Contains(string(indented(t, it, 0)), `"offset"`) {
+				t.Errorf("%s: item %d, without sourceTurn offsets, is not an Appender", name, i)
+			}
+			i++
+			return true
+		})
+		return true
+	})
+	if i != len(want) {
+		t.Fatalf("%s: the parts give %d items, View %d", name, i, len(want))
+	}
+	return appenders
+}
+
+// indented is v marshalled, indented by two spaces from depth, and made
+// terminal-safe, as rewind state writes a value at that depth.
+func indented(t *testing.T, v any, depth int) []byte {
+	t.Helper()
+	raw, err := model.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, strings.Repeat("  ", depth), "  "); err != nil {
+		t.Fatal(err)
+	}
+	return render.SafeJSON(b.Bytes())
+}
