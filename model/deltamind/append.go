@@ -30,73 +30,44 @@ func appendIndent(b []byte, depth int) []byte {
 	return b
 }
 
+// member appends the separator before a member (a comma unless first),
+// its line's indentation at depth and its name, lit (`"name": `).
+func member(b []byte, depth int, lit string, first bool) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	return append(appendIndent(b, depth), lit...)
+}
+
 // AppendIndented appends the item as objectIn's members, in its order
 // (see model.Appender), its strings written by str.
 func (t itemText) AppendIndented(b []byte, depth int, str func([]byte, string) []byte) []byte {
 	it := t.it
 	in := depth + 1
 	b = append(b, '{')
-	b = appendIndent(b, in)
-	b = append(b, `"id": `...)
-	b = str(b, it.id)
-	b = append(b, ',')
-	b = appendIndent(b, in)
-	b = append(b, `"semanticId": "`...)
-	b = appendSemanticID(b, sidPrefixes[it.sidKind], it.sid)
-	b = append(b, `",`...)
-	b = appendIndent(b, in)
-	b = append(b, `"kind": "`...)
-	b = append(b, itemKinds[it.kind]...)
-	b = append(b, `",`...)
-	b = appendIndent(b, in)
-	b = append(b, `"summary": `...)
-	b = str(b, it.summary)
-	b = append(b, ',')
-	b = appendIndent(b, in)
-	b = append(b, `"status": "`...)
-	b = append(b, itemStatuses[it.status]...)
-	b = append(b, `",`...)
-	b = appendIndent(b, in)
-	b = append(b, `"confidence": `...)
-	b = str(b, it.confidence)
-	b = append(b, ',')
-	b = appendIndent(b, in)
-	b = append(b, `"scope": "session",`...)
-	b = appendIndent(b, in)
-	b = append(b, `"sourceTurns": [`...)
+	b = str(member(b, in, `"id": `, true), it.id)
+	b = appendSemanticID(member(b, in, `"semanticId": "`, false), sidPrefixes[it.sidKind], it.sid)
+	b = append(member(append(b, '"'), in, `"kind": "`, false), itemKinds[it.kind]...)
+	b = str(member(append(b, '"'), in, `"summary": `, false), it.summary)
+	b = append(member(b, in, `"status": "`, false), itemStatuses[it.status]...)
+	b = str(member(append(b, '"'), in, `"confidence": `, false), it.confidence)
+	b = member(b, in, `"scope": "session"`, false)
+	b = member(b, in, `"sourceTurns": [`, false)
 	for i, turn := range it.turns {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendIndent(b, in+1)
-		b = append(b, '{')
-		b = appendIndent(b, in+2)
-		b = append(b, `"turnId": `...)
-		b = str(b, turn.id)
-		b = appendIndent(b, in+1)
-		b = append(b, '}')
+		b = member(b, in+1, "{", i == 0)
+		b = str(member(b, in+2, `"turnId": `, true), turn.id)
+		b = append(appendIndent(b, in+1), '}')
 	}
 	if len(it.turns) > 0 {
 		b = appendIndent(b, in)
 	}
-	b = append(b, "],"...)
-	b = appendIndent(b, in)
-	b = append(b, `"lastTouched": `...)
-	b = str(b, it.lastTouched)
+	b = str(member(append(b, ']'), in, `"lastTouched": `, false), it.lastTouched)
 	if len(it.tags) > 0 {
-		b = append(b, ',')
-		b = appendIndent(b, in)
-		b = append(b, `"tags": [`...)
+		b = member(b, in, `"tags": [`, false)
 		for i, tag := range it.tags {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendIndent(b, in+1)
-			b = str(b, tag)
+			b = str(member(b, in+1, "", i == 0), tag)
 		}
-		b = appendIndent(b, in)
-		b = append(b, ']')
+		b = append(appendIndent(b, in), ']')
 	}
-	b = appendIndent(b, depth)
-	return append(b, '}')
+	return append(appendIndent(b, depth), '}')
 }

@@ -35,7 +35,8 @@ func TestItemTextIsTheIndentedItem(t *testing.T) {
 	checkItemText(t, "generated", foldGenerated(t, 3000, 5))
 }
 
-func foldJournal(t *testing.T, j interface {
+// foldJournal is the state after every event of j.
+func foldJournal(t testing.TB, j interface {
 	Each(from, to int, fn func(model.Event) error) error
 }) model.State {
 	t.Helper()

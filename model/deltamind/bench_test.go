@@ -135,12 +135,7 @@ func BenchmarkItems(b *testing.B) {
 		buf.Write(l)
 		buf.WriteByte('\n')
 	}
-	j := journaltest.Open(b, "provenance.jsonl", buf.Bytes())
-	st := Format.Init()
-	if err := j.Each(1, 1<<30, func(ev model.Event) error { st = Format.Apply(st, ev); return nil }); err != nil {
-		b.Fatal(err)
-	}
-	s := st.(*state)
+	s := foldJournal(b, journaltest.Open(b, "provenance.jsonl", buf.Bytes())).(*state)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

@@ -103,10 +103,5 @@ func TestStreamViewParts(t *testing.T) {
 // journal of n events.
 func foldGenerated(t *testing.T, n int, seed int64) model.State {
 	t.Helper()
-	j := journaltest.Generated(t, "deltamind", "provenance.jsonl", n, seed)
-	s := Format.Init()
-	if err := j.Each(1, 1<<30, func(ev model.Event) error { s = Format.Apply(s, ev); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return foldJournal(t, journaltest.Generated(t, "deltamind", "provenance.jsonl", n, seed))
 }
