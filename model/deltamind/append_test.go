@@ -33,6 +33,9 @@ func TestItemTextIsTheIndentedItem(t *testing.T) {
 		t.Fatalf("the fixtures gave %d appenders: the hostile items were not written by itemText", appenders)
 	}
 	checkItemText(t, "generated", foldGenerated(t, 3000, 5))
+	defer func(w int) { partWin = w }(partWin)
+	partWin = firstWin // windows of 64 KiB, reused
+	checkItemText(t, "generated, small windows", foldGenerated(t, 3000, 5))
 }
 
 // foldJournal is the state after every event of j.

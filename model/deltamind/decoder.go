@@ -3,6 +3,7 @@ package deltamind
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,11 @@ type decoder struct {
 	locs  []uint64
 	lf    lineFields
 	turns []turnVal
+	// held are the windows the current item's strings may point into,
+	// when the windows are reused (windows.reuse): d.win and any other
+	// its lines were read from. They are released when the next item
+	// starts, or when the decoder is done.
+	held []*fileWindow
 }
 
 // Window sizes, in bytes: a walk's first window is firstWin, each next one
@@ -65,14 +71,39 @@ func (l *lineage) decoder(maxWin int) *decoder {
 // another goroutine of the same walk.
 func (d *decoder) sharing() *decoder { return &decoder{l: d.l, src: d.src, shared: d.shared} }
 
+// reusing makes d's windows reused once no decoder holds them (see
+// windows.reuse): for a walk whose items are written before the next one
+// is made, and whose decoders call done.
+func (d *decoder) reusing() *decoder {
+	d.shared.reuse = true
+	return d
+}
+
+// keepOnly releases the windows d holds but keep (nil: all of them).
+func (d *decoder) keepOnly(keep *fileWindow) {
+	if len(d.held) == 0 || len(d.held) == 1 && d.held[0] == keep {
+		return
+	}
+	d.shared.release(d.held, keep)
+	kept := slices.Contains(d.held, keep)
+	d.held = d.held[:0]
+	if kept {
+		d.held = append(d.held, keep)
+	}
+}
+
+// done releases the windows d holds; d is not used afterwards.
+func (d *decoder) done() { d.keepOnly(nil) }
+
 // A fileWindow is part of the file: from lo, up to the end of the file when
-// eof is set. It never changes once read (the strings decoded from it are
-// views of it).
+// eof is set. It never changes while a decoder holds it (the strings
+// decoded from it are views of it).
 type fileWindow struct {
 	lo    int64
 	b     []byte
 	eof   bool
 	fixed bool // read by cover: a walk never moves on from it
+	users int  // decoders holding it, when reused (windows.mu)
 }
 
 // holds reports whether line start off is in w, with room for the line
@@ -88,20 +119,31 @@ func (w *fileWindow) holds(off int64, first bool) bool {
 // windows are the windows of one walk of a file, the last few of which its
 // decoders share, so that decoders walking the items on two goroutines
 // read the file once. It is safe for concurrent use.
+//
+// With reuse set, a window that is no longer recent and that no decoder
+// holds is read into again, instead of a new one being made: a walk of
+// 1 GB then reads into a few windows rather than zeroing and faulting in
+// 128 of 8 MiB. A decoder holds the windows the strings of its current
+// item may point into (decoder.held), so only a walk whose items are
+// written before the next is made may reuse (StreamView's Parts).
 type windows struct {
 	mu     sync.Mutex
 	src    io.ReaderAt
 	maxWin int
 	recent [2]*fileWindow // newest first
+	reuse  bool
+	free   []*fileWindow // with reuse: windows no decoder holds, not recent
 }
 
 // at returns a recent window that holds off (see fileWindow.holds), reading
 // one that starts at off when none does and first is set; nil otherwise.
+// With reuse, the window returned counts one more user.
 func (ws *windows) at(off int64, first bool) *fileWindow {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	for _, w := range ws.recent {
 		if w.holds(off, first) {
+			w.users++
 			return w
 		}
 	}
@@ -112,12 +154,48 @@ func (ws *windows) at(off int64, first bool) *fileWindow {
 	if w := ws.recent[0]; w != nil {
 		size = min(2*cap(w.b), ws.maxWin)
 	}
-	w := &fileWindow{lo: off, b: make([]byte, size)}
+	var w *fileWindow
+	for len(ws.free) > 0 && w == nil {
+		w, ws.free = ws.free[len(ws.free)-1], ws.free[:len(ws.free)-1]
+		if cap(w.b) < size {
+			w = nil // too small for the walk now: let it go
+		}
+	}
+	if w == nil {
+		w = &fileWindow{b: make([]byte, size)}
+	}
+	w.lo, w.b, w.users = off, w.b[:size], 1
 	n, err := ws.src.ReadAt(w.b, off)
 	w.b, w.eof = w.b[:n], err != nil
+	if old := ws.recent[1]; old != nil && old.users == 0 {
+		ws.freed(old)
+	}
 	copy(ws.recent[1:], ws.recent[:])
 	ws.recent[0] = w
 	return w
+}
+
+// release counts one user less of each window in held but keep, and keeps
+// those no decoder holds any more and that are not recent for reuse.
+func (ws *windows) release(held []*fileWindow, keep *fileWindow) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, w := range held {
+		if w == keep {
+			continue
+		}
+		if w.users--; w.users == 0 && w != ws.recent[0] && w != ws.recent[1] {
+			ws.freed(w)
+		}
+	}
+}
+
+// freed keeps w for reuse, when the windows are reused. The caller holds
+// ws.mu.
+func (ws *windows) freed(w *fileWindow) {
+	if ws.reuse && len(ws.free) < 2 {
+		ws.free = append(ws.free, w)
+	}
 }
 
 // readLine reads the line an entry's loc points to into d.lf, and reports
@@ -158,8 +236,24 @@ func (d *decoder) fromWindow(off int64, first bool) []byte {
 		if d.win = d.shared.at(off, first); d.win == nil {
 			return nil
 		}
+		d.hold(d.win)
 	}
 	return d.win.b[off-d.win.lo:]
+}
+
+// hold adds w, which at counted d as a user of, to the windows d holds
+// when the windows are reused; a window d held already counts it once.
+func (d *decoder) hold(w *fileWindow) {
+	if !d.shared.reuse {
+		return // nothing to release: held stays empty
+	}
+	for _, h := range d.held {
+		if h == w {
+			d.shared.release([]*fileWindow{w}, nil)
+			return
+		}
+	}
+	d.held = append(d.held, w)
 }
 
 // cover reads the part of the file that holds the lines of locs into the
@@ -269,6 +363,7 @@ func (it *itemVal) semanticID() string { return formatSemanticID(itemKinds[it.si
 // are in the decoder's memory: they are valid until the next call.
 func (d *decoder) item(i int32, seq int64) itemVal {
 	l := d.l
+	d.keepOnly(d.win) // the item before is written: its windows may go
 	l.mu.Lock()
 	d.ks, d.locs = d.ks[:0], d.locs[:0]
 	for k := l.version(i, seq); k >= 0; k = l.revs.prev(int(k)) {
@@ -587,6 +682,7 @@ func (it *itemVal) objectIn(sc *itemScratch) model.Object {
 // kind, target, reason, timestamp, at} for a rejected line (disagreement
 // false), {seq, kind, target, reason, at} for a disagreement.
 func (d *decoder) entry(r rec, disagreement bool) model.Object {
+	d.keepOnly(d.win) // the entry before is written: its windows may go
 	l := &d.lf
 	dl := &l.delta
 	if !d.readLine(r.loc, true) {

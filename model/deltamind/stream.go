@@ -46,6 +46,11 @@ func (format) StreamView(s model.State) model.Object {
 	return st.view(items, entries(st.nRejected, false), entries(st.nDisagreements, true))
 }
 
+// partWin is the largest window of itemParts' walk: walkWin, and smaller
+// in tests, whose journals are too small for windows of walkWin to be
+// reused.
+var partWin = walkWin
+
 // streamBatch is how many items a goroutine of eachItem decodes at a time
 // (about 1 MiB of a generated journal's lines): few enough that the
 // objects waiting to be written cost the collector little.
@@ -60,11 +65,12 @@ const streamBatch = 2048
 // each is valid until the yield call that gets it returns.
 func (s *state) itemParts(yield func(part func(yield func(any) bool)) bool) {
 	n := int(s.nItems)
-	d := s.lin.decoder(walkWin)
+	d := s.lin.decoder(partWin).reusing()
 	for lo := 0; lo < n; lo += streamBatch {
 		hi := min(lo+streamBatch, n)
 		part := func(yield func(any) bool) {
 			d, sc := d.sharing(), &itemScratch{}
+			defer d.done()
 			var it itemVal
 			for i := lo; i < hi; i++ {
 				it = d.item(int32(i), s.seq)

@@ -3,6 +3,7 @@ package deltamind
 import (
 	"reflect"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +53,17 @@ func TestStreamViewBatches(t *testing.T) {
 // here), give View's items in order, each written when its yield gets it
 // (the items are Transient); a part stopped early stops.
 func TestStreamViewParts(t *testing.T) {
+	for _, win := range []int{walkWin, firstWin} {
+		t.Run(strconv.Itoa(win), func(t *testing.T) {
+			// With windows of 64 KiB the parts' walk reuses them.
+			defer func(w int) { partWin = w }(partWin)
+			partWin = win
+			testStreamViewParts(t)
+		})
+	}
+}
+
+func testStreamViewParts(t *testing.T) {
 	s := foldGenerated(t, 3*streamBatch+100, 7)
 	want, _ := s.View().Get("items")
 	lazy, _ := Format.(model.StreamViews).StreamView(s).Get("items")
@@ -104,4 +116,88 @@ func TestStreamViewParts(t *testing.T) {
 func foldGenerated(t *testing.T, n int, seed int64) model.State {
 	t.Helper()
 	return foldJournal(t, journaltest.Generated(t, "deltamind", "provenance.jsonl", n, seed))
+}
+
+// Two parts of a walk that reuses its windows (partWin small), run in turn,
+// each leaving an item unwritten while the other makes 300, write View's
+// items: no part reads into a window that holds the strings of an item
+// the other has not written yet.
+func TestStreamViewPartsReuseWindows(t *testing.T) {
+	defer func(w int) { partWin = w }(partWin)
+	partWin = firstWin
+	s := foldGenerated(t, 4*streamBatch, 3)
+	want, _ := s.View().Get("items")
+	lazy, _ := Format.(model.StreamViews).StreamView(s).Get("items")
+	var parts []func(func(any) bool)
+	lazy.(model.Lazy).Parts(func(p func(func(any) bool)) bool { parts = append(parts, p); return true })
+	if len(parts) < 2 {
+		t.Fatalf("%d parts: want two at least", len(parts))
+	}
+	// Part k makes items when it has the turn (a value on turns[k]); at
+	// every 300th it hands the turn to the other before writing the item,
+	// and writes it once it has the turn back, after the other has made
+	// (and read windows for) 300 items of its own. When it ends it closes
+	// the other's channel, and the other goes on alone.
+	turns := [2]chan bool{make(chan bool), make(chan bool)}
+	got := [2][]string{}
+	var wg sync.WaitGroup
+	for k := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, alone := <-turns[k]
+			alone = !alone
+			n := 0
+			parts[k](func(o any) bool {
+				if n++; !alone && n%300 == 0 {
+					turns[1-k] <- true // the other makes its next item now
+					_, ok := <-turns[k]
+					alone = !ok
+				}
+				got[k] = append(got[k], string(o.(model.Appender).AppendIndented(nil, 0, render.AppendJSONString)))
+				return true
+			})
+			if !alone {
+				close(turns[1-k])
+			}
+		}()
+	}
+	turns[0] <- true
+	wg.Wait()
+	for k := range 2 {
+		for i, g := range got[k] {
+			if w := string(indented(t, want.([]any)[k*streamBatch+i], 0)); g != w {
+				t.Fatalf("part %d, item %d written as\n%s\nView's\n%s", k, i, g, w)
+			}
+		}
+		if len(got[k]) != streamBatch {
+			t.Fatalf("part %d wrote %d items, want %d", k, len(got[k]), streamBatch)
+		}
+	}
+}
+
+// A walk holds the windows of the item it is on, not those of the items
+// before: a decoder that reads every item and every rejected line of a
+// journal through small windows ends holding two at most, whether its
+// windows are reused or not (holding every one was a gigabyte on 1 GB).
+func TestWalkHoldsFewWindows(t *testing.T) {
+	st := foldGenerated(t, 6000, 4).(*state)
+	if st.nRejected == 0 {
+		t.Fatal("the journal has no rejected line")
+	}
+	for _, reuse := range []bool{false, true} {
+		d := st.lin.decoder(firstWin)
+		if reuse {
+			d.reusing()
+		}
+		for i := range st.nItems {
+			d.item(i, st.seq)
+		}
+		for i := range int(st.nRejected) {
+			d.entry(st.lin.rec(false, i), false)
+		}
+		if len(d.held) > 2 {
+			t.Errorf("reuse %v: the decoder holds %d windows after the walk", reuse, len(d.held))
+		}
+	}
 }
