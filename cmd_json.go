@@ -130,8 +130,7 @@ func (l *list) next() {
 		e.b = append(e.b, '[')
 	}
 	l.n++
-	e.b = append(e.b, '\n')
-	e.b = appendIndent(e.b, l.depth+1)
+	e.b = model.AppendLine(e.b, l.depth+1)
 }
 
 // item writes one element of an array; false when writing failed.
@@ -164,8 +163,7 @@ func (l *list) end() {
 	e := l.e
 	switch {
 	case l.n > 0:
-		e.b = append(e.b, '\n')
-		e.b = appendIndent(e.b, l.depth)
+		e.b = model.AppendLine(e.b, l.depth)
 	case l.object:
 		e.b = append(e.b, '{')
 	default:
@@ -176,15 +174,6 @@ func (l *list) end() {
 	} else {
 		e.b = append(e.b, ']')
 	}
-}
-
-// appendIndent appends two spaces per depth.
-func appendIndent(b []byte, depth int) []byte {
-	const spaces = "                                                                "
-	for n := 2 * depth; n > 0; n -= len(spaces) {
-		b = append(b, spaces[:min(n, len(spaces))]...)
-	}
-	return b
 }
 
 // scalar writes one value as model.Marshal would, escaped as by
@@ -353,8 +342,7 @@ func makePart(x model.Lazy, each func(yield func(any) bool), depth int, stop <-c
 	buf := partBuffers.Get().(*[]byte)
 	pe := &encoder{b: (*buf)[:0]}
 	each(func(v any) bool {
-		pe.b = append(pe.b, ',', '\n')
-		pe.b = appendIndent(pe.b, depth+1)
+		pe.b = model.AppendLine(append(pe.b, ','), depth+1)
 		if x.Object {
 			f := v.(model.Field)
 			pe.b = render.AppendJSONString(pe.b, f.Key)

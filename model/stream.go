@@ -60,6 +60,19 @@ type Appender interface {
 	AppendIndented(b []byte, depth int, str func(b []byte, s string) []byte) []byte
 }
 
+// AppendLine appends a newline and the indentation of a line at nesting
+// depth depth as Indent writes it: two spaces a level. It is what an
+// indenting writer (rewind's, an Appender) writes before a member or an
+// element, and before the bracket that closes a list that has some.
+func AppendLine(b []byte, depth int) []byte {
+	const spaces = "                                                                "
+	b = append(b, '\n')
+	for n := 2 * depth; n > 0; n -= len(spaces) {
+		b = append(b, spaces[:min(n, len(spaces))]...)
+	}
+	return b
+}
+
 // MarshalJSON writes the items as marshalValue would write them held in a
 // []any (or, with Object, in an Object). Prefer a streaming writer: this
 // builds the whole text.

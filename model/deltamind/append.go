@@ -1,5 +1,7 @@
 package deltamind
 
+import "github.com/rewind-tui/rewind/model"
+
 // itemText is an item of StreamView's Parts that writes its JSON text
 // itself (model.Appender): the bytes an indenting writer writes for
 // it.object(), made from the itemVal without building the object. An item
@@ -18,25 +20,13 @@ func (it *itemVal) appendable() bool {
 	return true
 }
 
-// The indentation appendIndent takes its spaces from.
-const spaces = "                                                                "
-
-// appendIndent appends a newline and two spaces per depth.
-func appendIndent(b []byte, depth int) []byte {
-	b = append(b, '\n')
-	for n := 2 * depth; n > 0; n -= len(spaces) {
-		b = append(b, spaces[:min(n, len(spaces))]...)
-	}
-	return b
-}
-
 // member appends the separator before a member (a comma unless first),
 // its line's indentation at depth and its name, lit (`"name": `).
 func member(b []byte, depth int, lit string, first bool) []byte {
 	if !first {
 		b = append(b, ',')
 	}
-	return append(appendIndent(b, depth), lit...)
+	return append(model.AppendLine(b, depth), lit...)
 }
 
 // AppendIndented appends the item as objectIn's members, in its order
@@ -56,10 +46,10 @@ func (t itemText) AppendIndented(b []byte, depth int, str func([]byte, string) [
 	for i, turn := range it.turns {
 		b = member(b, in+1, "{", i == 0)
 		b = str(member(b, in+2, `"turnId": `, true), turn.id)
-		b = append(appendIndent(b, in+1), '}')
+		b = append(model.AppendLine(b, in+1), '}')
 	}
 	if len(it.turns) > 0 {
-		b = appendIndent(b, in)
+		b = model.AppendLine(b, in)
 	}
 	b = str(member(append(b, ']'), in, `"lastTouched": `, false), it.lastTouched)
 	if len(it.tags) > 0 {
@@ -67,7 +57,7 @@ func (t itemText) AppendIndented(b []byte, depth int, str func([]byte, string) [
 		for i, tag := range it.tags {
 			b = str(member(b, in+1, "", i == 0), tag)
 		}
-		b = append(appendIndent(b, in), ']')
+		b = append(model.AppendLine(b, in), ']')
 	}
-	return append(appendIndent(b, depth), '}')
+	return append(model.AppendLine(b, depth), '}')
 }

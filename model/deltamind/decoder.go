@@ -103,7 +103,7 @@ type fileWindow struct {
 	b     []byte
 	eof   bool
 	fixed bool // read by cover: a walk never moves on from it
-	users int  // decoders holding it, when reused (windows.mu)
+	users int  // decoders holding it, when windows are reused (windows.mu)
 }
 
 // holds reports whether line start off is in w, with room for the line
@@ -137,24 +137,26 @@ type windows struct {
 
 // at returns a recent window that holds off (see fileWindow.holds), reading
 // one that starts at off when none does and first is set; nil otherwise.
-// With reuse, the window returned counts one more user.
-func (ws *windows) at(off int64, first bool) *fileWindow {
+// With reuse, the window returned counts one more user unless it is one of
+// held (the caller's), and counted says that it did.
+func (ws *windows) at(off int64, first bool, held []*fileWindow) (w *fileWindow, counted bool) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	for _, w := range ws.recent {
 		if w.holds(off, first) {
-			w.users++
-			return w
+			if counted = ws.reuse && !slices.Contains(held, w); counted {
+				w.users++
+			}
+			return w, counted
 		}
 	}
 	if !first {
-		return nil
+		return nil, false
 	}
 	size := min(firstWin, ws.maxWin)
 	if w := ws.recent[0]; w != nil {
 		size = min(2*cap(w.b), ws.maxWin)
 	}
-	var w *fileWindow
 	for len(ws.free) > 0 && w == nil {
 		w, ws.free = ws.free[len(ws.free)-1], ws.free[:len(ws.free)-1]
 		if cap(w.b) < size {
@@ -172,7 +174,7 @@ func (ws *windows) at(off int64, first bool) *fileWindow {
 	}
 	copy(ws.recent[1:], ws.recent[:])
 	ws.recent[0] = w
-	return w
+	return w, ws.reuse
 }
 
 // release counts one user less of each window in held but keep, and keeps
@@ -233,27 +235,15 @@ func (d *decoder) fromWindow(off int64, first bool) []byte {
 		if d.shared == nil {
 			return nil
 		}
-		if d.win = d.shared.at(off, first); d.win == nil {
+		var counted bool
+		if d.win, counted = d.shared.at(off, first, d.held); d.win == nil {
 			return nil
 		}
-		d.hold(d.win)
-	}
-	return d.win.b[off-d.win.lo:]
-}
-
-// hold adds w, which at counted d as a user of, to the windows d holds
-// when the windows are reused; a window d held already counts it once.
-func (d *decoder) hold(w *fileWindow) {
-	if !d.shared.reuse {
-		return // nothing to release: held stays empty
-	}
-	for _, h := range d.held {
-		if h == w {
-			d.shared.release([]*fileWindow{w}, nil)
-			return
+		if counted {
+			d.held = append(d.held, d.win)
 		}
 	}
-	d.held = append(d.held, w)
+	return d.win.b[off-d.win.lo:]
 }
 
 // cover reads the part of the file that holds the lines of locs into the
@@ -357,7 +347,9 @@ type itemVal struct {
 }
 
 func (it *itemVal) statusName() string { return itemStatuses[it.status] }
-func (it *itemVal) semanticID() string { return formatSemanticID(itemKinds[it.sidKind], it.sid) }
+func (it *itemVal) semanticID() string {
+	return string(appendSemanticID(nil, sidPrefixes[it.sidKind], it.sid))
+}
 
 // item returns item i as of the first seq item versions. Its sourceTurns
 // are in the decoder's memory: they are valid until the next call.
