@@ -21,8 +21,9 @@ type classifier struct {
 	// bytes: most lines have one of a few types.
 	recent [64]recentType
 	keys   []string
-	names  [][]byte // the fast path's top-level names
-	shape  shape    // the top-level names of the last line it accepted
+	names  [][]byte  // the fast path's top-level names
+	shape  shape     // the top-level names of the last line it accepted
+	skel   skeletons // the layouts of the lines it accepted
 
 	seen     map[string]struct{} // name checks of objects with many members
 	seenFold map[string]string

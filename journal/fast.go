@@ -78,6 +78,21 @@ func (c *classifier) fastLine(data []byte, off int, r *Record) int {
 // is -1 when the fast path does not accept it (invalid, a top-level name
 // with escapes or repeated, too deep).
 func (c *classifier) fastObject(b []byte, i int) (end int, typ []byte, folded bool) {
+	if !c.skel.on() {
+		return c.scanObject(b, i)
+	}
+	if end, typ, folded = c.skel.match(b, i); end >= 0 {
+		return end, typ, folded
+	}
+	if end, typ, folded = c.scanObject(b, i); end >= 0 {
+		c.skel.learn(b, i, folded)
+	}
+	return end, typ, folded
+}
+
+// scanObject is fastObject without the skeletons: it reads the object's
+// grammar, and its top-level names through the shape.
+func (c *classifier) scanObject(b []byte, i int) (end int, typ []byte, folded bool) {
 	n := len(b)
 	c.names = c.names[:0]
 	i = skipWS(b, i+1)
@@ -224,15 +239,43 @@ func (c *classifier) nameClashes() (dup, folded bool) {
 			if len(names[i]) != len(names[j]) {
 				continue
 			}
-			if bytes.Equal(names[i], names[j]) {
+			switch foldCompare(names[i], names[j]) {
+			case 0:
 				return true, folded
-			}
-			if bytes.EqualFold(names[i], names[j]) {
+			case 1:
 				folded = true
 			}
 		}
 	}
 	return false, folded
+}
+
+// foldCompare compares two names of the same length: 0 when they are
+// equal, 1 when they differ only in case (as bytes.EqualFold has it), 2
+// otherwise. Most names differ at an ASCII byte that is not a letter or
+// is another letter, which it sees without bytes.EqualFold.
+func foldCompare(a, b []byte) int {
+	same := true
+	for k := range a {
+		x, y := a[k], b[k]
+		if x == y {
+			continue
+		}
+		if x >= 0x80 || y >= 0x80 {
+			if bytes.EqualFold(a, b) {
+				return 1
+			}
+			return 2
+		}
+		if l := x | 0x20; l != y|0x20 || l < 'a' || l > 'z' {
+			return 2
+		}
+		same = false
+	}
+	if same {
+		return 0
+	}
+	return 1
 }
 
 // scanValue validates the JSON value that starts at b[i] (nested depth

@@ -1,0 +1,214 @@
+package journal
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rewind-tui/rewind/demo"
+)
+
+// grammarOnly returns a classifier that never uses its skeletons: every
+// line is read through the grammar.
+func grammarOnly() *classifier {
+	c := newClassifier()
+	c.skel.rest = math.MaxInt
+	return c
+}
+
+// sameAsGrammar classifies line with c (after the lines c read before) and
+// with a classifier that reads only the grammar, and fails when the two
+// differ in verdict, type or problem.
+func sameAsGrammar(t *testing.T, c *classifier, line []byte) {
+	t.Helper()
+	var got, want Record
+	ok := c.fastClassify(line, &got)
+	wantOK := grammarOnly().fastClassify(line, &want)
+	if ok != wantOK || got.Type() != want.Type() || got.Problem != want.Problem {
+		t.Fatalf("through the skeletons: accepted %v, type %q, problem %v; through the grammar: %v, %q, %v: %q",
+			ok, got.Type(), got.Problem, wantOK, want.Type(), want.Problem, line)
+	}
+}
+
+// A line laid out as one read before, but with a scalar that is not valid
+// JSON, is refused as the grammar refuses it, and one with other valid
+// scalars gets its own type, however deep the scalar and whatever its
+// kind.
+func TestSkeletonsCheckEveryScalar(t *testing.T) {
+	learned := `{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`
+	for _, tc := range []struct {
+		line   string
+		layout bool // its object is laid out as learned, with valid scalars: read through the skeletons
+	}{
+		{learned, true},
+		{`{"type":"c.d","seq":22,"ok":true,"none":null,"no":false,"p":{"type":"other","xs":[0,"",7e-1]}}`, true},
+		{`{"type":"a\u00e9","seq":-0.5,"ok":true,"none":null,"no":false,"p":{"type":"in\"n\\er","xs":[10,"\/",-2E+3]}}`, true},
+		{`{"type":7,"seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":false,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":01,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1.,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":-,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1e,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1.5e+,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":tru,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":nul,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":fals,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x` + "\x01" + `",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"\ud800",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"\q",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"` + "\xc3\x28" + `",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}} x`, true},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",{"k":1}]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3,4]}}`, false},
+		{`{"type":"a","seq":1,"ok":"true","none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,x",-2.5e3]}}`, false},
+		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x","-2.5e3"]}}`, false},
+	} {
+		c := newClassifier()
+		var r Record
+		if !c.fastClassify([]byte(learned), &r) {
+			t.Fatal("the learned line is refused")
+		}
+		sameAsGrammar(t, c, []byte(tc.line))
+		if read := c.skel.hits == 1; read != tc.layout {
+			t.Errorf("read through the skeletons: %v, want %v: %s", read, tc.layout, tc.line)
+		}
+	}
+	// Of two layouts that start alike, a line takes the one whose next
+	// scalar it has.
+	c := newClassifier()
+	for _, line := range []string{`{"type":"a","v":1}`, `{"type":"a","v":{"w":1}}`, `{"type":"a","v": 2}`} {
+		sameAsGrammar(t, c, []byte(line))
+	}
+	for _, line := range []string{`{"type":"b","v":{"w":3}}`, `{"type":"c","v":4}`, `{"type":"d","v": 5}`} {
+		before := c.skel.hits
+		sameAsGrammar(t, c, []byte(line))
+		if c.skel.hits != before+1 {
+			t.Errorf("not read through its skeleton: %s", line)
+		}
+	}
+	// Lines whose top-level names differ only in case keep the warning.
+	c = newClassifier()
+	for _, line := range []string{`{"Seq":1,"seq":2,"type":"x"}`, `{"Seq":3,"seq":4,"type":"y"}`} {
+		sameAsGrammar(t, c, []byte(line))
+	}
+	var r Record
+	c.fastClassify([]byte(`{"Seq":5,"seq":6,"type":"z"}`), &r)
+	if r.Problem != WarnCaseKeys || r.Type() != "z" || c.skel.hits == 0 {
+		t.Fatalf("a line read through its skeleton: problem %v, type %q, %d hits", r.Problem, r.Type(), c.skel.hits)
+	}
+}
+
+// Every line of every fixture and of generated journals of each format is
+// read through the skeletons as the grammar reads it, and most lines of a
+// generated journal are read through them.
+func TestSkeletonsReadAsTheGrammar(t *testing.T) {
+	var journals [][]byte
+	fs, _ := filepath.Glob("../testdata/*/*.jsonl")
+	more, _ := filepath.Glob("../model/*/testdata/*.jsonl")
+	for _, p := range append(fs, more...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		journals = append(journals, b)
+	}
+	if len(journals) < 10 {
+		t.Fatalf("only %d fixtures found", len(journals))
+	}
+	for _, f := range []string{"durable-stream", "delta-engine", "deltamind"} {
+		var buf bytes.Buffer
+		if err := demo.Generate(&buf, f, 5000, 3); err != nil {
+			t.Fatal(err)
+		}
+		c := newClassifier()
+		lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+		hits := 0
+		for _, l := range lines {
+			if end, _, _ := c.skel.match(l, 0); end == len(l) {
+				hits++
+			}
+			sameAsGrammar(t, c, l)
+		}
+		if hits < len(lines)*3/4 {
+			t.Errorf("%s: the skeletons read %d of %d lines", f, hits, len(lines))
+		}
+		journals = append(journals, buf.Bytes())
+	}
+	for _, j := range journals {
+		c := newClassifier()
+		for _, l := range bytes.Split(j, []byte("\n")) {
+			sameAsGrammar(t, c, bytes.TrimSuffix(l, []byte("\r")))
+		}
+	}
+}
+
+// A journal whose lines share no layout (every line its own names) makes
+// the skeletons sit out, and still reads every line right.
+func TestSkeletonsSitOutWhenTheyMiss(t *testing.T) {
+	c := newClassifier()
+	for i := range 3 * skelWindow {
+		line := []byte(`{"type":"t","k` + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676)) + `":1}`)
+		sameAsGrammar(t, c, line)
+	}
+	if c.skel.rest == 0 {
+		t.Fatal("the skeletons never missed enough to sit out")
+	}
+}
+
+// FuzzSkeleton checks the skeletons against the grammar: after the
+// classifier has read prev (and learned its layout), line gets the
+// verdict, type and problem that the grammar alone gives it.
+func FuzzSkeleton(f *testing.F) {
+	for _, p := range [][2]string{
+		{`{"type":"a","n":1,"s":"x"}`, `{"type":"b","n":22,"s":"yz"}`},
+		{`{"type":"a","n":1,"s":"x"}`, `{"type":"b","n":01,"s":"yz"}`},
+		{`{"type":"a","n":1,"s":"x"}`, "{\"type\":\"b\",\"n\":1,\"s\":\"\x01\"}"},
+		{`{"a":[1,"2",true],"type":"A"}`, `{"a":[1,"2",tru],"type":"A"}`},
+		{`{"a":[1,"2",null],"type":"A"}`, `{"a":[1,"2",{}],"type":"A"}`},
+		{`{"x":{"type":"in"},"type":"out"}`, `{"x":{"type":"in2"},"type":"out2"}`},
+		{`{ "type" : "a" , "v" : [ 1 , 2 ] }`, `{ "type" : "b" , "v" : [ 3 , 4 ] }`},
+		{`{"a":1,"A":2,"type":"c"}`, `{"a":3,"A":4,"type":"d"}`},
+		{`{}`, `{ }`},
+		{`{"type":"a","n":1e5}`, `{"type":"a","n":1e}`},
+		{`{"type":"a","s":"\u00e9"}`, `{"type":"a","s":"\ud800"}`},
+	} {
+		f.Add([]byte(p[0]), []byte(p[1]))
+	}
+	f.Fuzz(func(t *testing.T, prev, line []byte) {
+		c := newClassifier()
+		var r Record
+		c.fastClassify(prev, &r)
+		sameAsGrammar(t, c, line)
+		// And read twice, the second time through its own skeleton.
+		sameAsGrammar(t, c, line)
+	})
+}
+
+// FuzzFoldCompare holds foldCompare to bytes.Equal and bytes.EqualFold on
+// names of the same length.
+func FuzzFoldCompare(f *testing.F) {
+	for _, p := range [][2]string{{"seq", "seq"}, {"seq", "SEQ"}, {"seq", "sEx"}, {"k1", "k2"}, {"a@", "A`"}, {"[x", "{x"},
+		{"\u212a", "k\x00\x00"}, {"é1", "É1"}, {"\xff", "\xfe"}} {
+		f.Add([]byte(p[0]), []byte(p[1]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		if len(a) != len(b) {
+			return
+		}
+		want := 2
+		switch {
+		case bytes.Equal(a, b):
+			want = 0
+		case bytes.EqualFold(a, b):
+			want = 1
+		}
+		if got := foldCompare(a, b); got != want {
+			t.Fatalf("foldCompare(%q, %q) = %d, want %d", a, b, got, want)
+		}
+	})
+}
