@@ -61,7 +61,7 @@ type skelNode struct {
 	kind         skelKind
 	typ          bool // the scalar is the top-level "type"
 	folded       bool // skelEnd: two top-level names differ only in case
-	kids         []int32
+	kids         []*skelNode
 }
 
 const (
@@ -77,7 +77,8 @@ const (
 // gain: after a window of lines with more misses than hits, the trie sits
 // out skelRest windows. Not safe for concurrent use.
 type skeletons struct {
-	nodes    []skelNode // nodes[0] is the root
+	root     *skelNode // nil until a line is learned
+	nodes    int
 	litBytes int
 	segs     []skelSeg // learn's scratch
 
@@ -116,14 +117,13 @@ func (s *skeletons) on() bool {
 // only in case, or end -1 when the line's skeleton is not in the trie or
 // one of its scalars is not valid.
 func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
-	if len(s.nodes) == 0 {
+	n := s.root
+	if n == nil {
 		return -1, nil, false
 	}
-	n := &s.nodes[0]
 	for {
 		var next *skelNode
-		for _, k := range n.kids {
-			kn := &s.nodes[k]
+		for _, kn := range n.kids {
 			j := i + len(kn.lit)
 			if !kn.at(b, i, j) {
 				continue
@@ -176,8 +176,8 @@ func (n *skelNode) at(b []byte, i, j int) bool {
 }
 
 // newSkelNode returns the node of literal lit.
-func newSkelNode(lit string, kind skelKind, typ, folded bool) skelNode {
-	n := skelNode{lit: lit, kind: kind, typ: typ, folded: folded, mask: ^uint64(0)}
+func newSkelNode(lit string, kind skelKind, typ, folded bool) *skelNode {
+	n := &skelNode{lit: lit, kind: kind, typ: typ, folded: folded, mask: ^uint64(0)}
 	var w [8]byte
 	copy(w[:], lit)
 	n.w0 = binary.LittleEndian.Uint64(w[:])
@@ -193,30 +193,30 @@ func newSkelNode(lit string, kind skelKind, typ, folded bool) skelNode {
 // fast path accepted (folded: two of its top-level names differ only in
 // case), to the trie.
 func (s *skeletons) learn(b []byte, i int, folded bool) {
-	if len(s.nodes) >= maxSkelNodes || s.litBytes >= maxSkelBytes {
-		s.nodes, s.litBytes = s.nodes[:0], 0
+	if s.nodes >= maxSkelNodes || s.litBytes >= maxSkelBytes {
+		s.root = nil
 	}
-	if len(s.nodes) == 0 {
-		s.nodes = append(s.nodes, skelNode{})
+	if s.root == nil {
+		s.root, s.nodes, s.litBytes = &skelNode{}, 1, 0
 	}
 	l := skelLearner{b: b, lit: i, segs: s.segs[:0]}
 	end := l.value(i, 0, false)
 	segs := append(l.segs, skelSeg{lit: l.lit, val: end, kind: skelEnd})
 	s.segs = segs
-	n := int32(0)
+	n := s.root
 	for _, sg := range segs {
 		lit := b[sg.lit:sg.val]
-		next := int32(-1)
-		for _, k := range s.nodes[n].kids {
-			if kn := &s.nodes[k]; kn.kind == sg.kind && kn.lit == string(lit) {
-				next = k
+		var next *skelNode
+		for _, kn := range n.kids {
+			if kn.kind == sg.kind && kn.lit == string(lit) {
+				next = kn
 				break
 			}
 		}
-		if next < 0 {
-			next = int32(len(s.nodes))
-			s.nodes = append(s.nodes, newSkelNode(string(lit), sg.kind, sg.typ, folded && sg.kind == skelEnd))
-			s.nodes[n].kids = append(s.nodes[n].kids, next)
+		if next == nil {
+			next = newSkelNode(string(lit), sg.kind, sg.typ, folded && sg.kind == skelEnd)
+			n.kids = append(n.kids, next)
+			s.nodes++
 			s.litBytes += len(lit)
 		}
 		n = next
