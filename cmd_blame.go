@@ -24,9 +24,9 @@ func newBlameCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 		Long: `List every event that changed JQPATH (a jq path into the state, as rewind state
 prints it: .items[3], .pending[0].prompt, .status), newest first, one line per event:
 its position, its seq or id, its type and what it did to the path (added, removed,
-changed old → new), separated by tabs. For a whole list that grows with the journal
-(.messages, .actions, .items) it says which item: added [42] {…}, and how many more
-it changed. Exit status 1 when no event changed the path.`,
+changed old → new), separated by tabs. For a whole list or object (.messages,
+.actions, .items, .sessions, .pending) it says which item: added [42] {…}, and how
+many more it changed. Exit status 1 when no event changed the path.`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := query.Path(args[1])

@@ -133,6 +133,26 @@ type KeyViews interface {
 	KeyView(s State, keys []string) Object
 }
 
+// StreamKeyViews may be implemented by a Format with KeyViews whose
+// members include lists that grow with the journal (Durable Stream's
+// sessions, decisions and finished intents): StreamKeyView is KeyView with
+// those lists as Lazy values with At, so that a lookup of one item
+// (blame's) costs that item and not the list.
+type StreamKeyViews interface {
+	StreamKeyView(s State, keys []string) Object
+}
+
+// StreamMembers is StateMembers for a caller that reads model.Lazy lists:
+// a format's own members from its StreamKeyView when it has one, else as
+// StateMembers(f, s, at, keys, StreamStateJSON) gives them.
+func StreamMembers(f Format, s State, at int, keys []string) Object {
+	skv, ok := f.(StreamKeyViews)
+	if !ok {
+		return StateMembers(f, s, at, keys, StreamStateJSON)
+	}
+	return members(f, s, at, keys, skv.StreamKeyView, nil)
+}
+
 // StateMembers returns the members of the state object (StateJSON) named
 // in keys, in its order, making as little of the state as f allows: the
 // head's members (format, at, pending) from stateHead, a format's own from
@@ -141,6 +161,16 @@ type KeyViews interface {
 // model.Lazy lists. A search over every state of a journal that reads a
 // few members (queries, blame) costs what those members cost.
 func StateMembers(f Format, s State, at int, keys []string, view func(Format, State, int) Object) Object {
+	var keyView func(State, []string) Object
+	if kv, ok := f.(KeyViews); ok {
+		keyView = kv.KeyView
+	}
+	return members(f, s, at, keys, keyView, view)
+}
+
+// members is StateMembers with the format's own members from keyView, or
+// when it is nil from view.
+func members(f Format, s State, at int, keys []string, keyView func(State, []string) Object, view func(Format, State, int) Object) Object {
 	head, own := false, false
 	for _, k := range keys {
 		if k == "format" || k == "at" || k == "pending" {
@@ -150,15 +180,14 @@ func StateMembers(f Format, s State, at int, keys []string, view func(Format, St
 		}
 	}
 	var o Object
-	kv, keyViews := f.(KeyViews)
 	switch {
-	case own && !keyViews:
+	case own && keyView == nil:
 		o = view(f, s, at)
 	case own:
 		if head {
 			o = stateHead(f, s, at)
 		}
-		o = append(o, kv.KeyView(s, keys)...)
+		o = append(o, keyView(s, keys)...)
 	case head:
 		o = stateHead(f, s, at)
 	}

@@ -28,8 +28,32 @@ var ExactBudget = 200 * time.Microsecond
 // paths of the state JSON (model.StateJSON without "at") an event changed;
 // the pass then uses it instead of diffing views.
 type Toucher interface {
-	// Touched returns the paths that differ between prev and the receiver.
+	// Touched returns the paths that differ between prev and the receiver,
+	// those Diff reports between their views; or for a member whose
+	// changes cost more to spell out than they are worth (an entry left a
+	// long list, and every entry after it moved up), Whole(name) in their
+	// place.
 	Touched(prev model.State) []Path
+}
+
+// Whole returns the path a Toucher gives for a top-level member that
+// changed in ways it does not spell out: the pass records the member as
+// changed, coarse, as it records an event that changed more than
+// MaxTouches paths, and blame checks such an event against the states.
+func Whole(name string) Path { return Path{name, whole{}} }
+
+// whole marks a path of Whole.
+type whole struct{}
+
+// Member returns p without the mark of Whole: Whole(name) is Path{name},
+// and any other path is itself.
+func Member(p Path) (Path, bool) {
+	if len(p) == 2 {
+		if _, ok := p[1].(whole); ok {
+			return p[:1], true
+		}
+	}
+	return p, false
 }
 
 // Touches records, for every event of a replay, the paths of the state
@@ -127,7 +151,8 @@ func (t *Touches) Extend(ctx context.Context, r *Replay, progress func(done int)
 			ps := tc.Touched(s)
 			coarse := len(ps) > MaxTouches
 			for _, p := range ps {
-				t.record(&w, p, coarse)
+				p, whole := Member(p)
+				t.record(&w, p, coarse || whole)
 			}
 		case exact:
 			t0 := time.Now()
@@ -357,7 +382,7 @@ func lookupState(f model.Format, s model.State, p Path) (any, bool) {
 		}
 		return Lookup(ps[i].Object(), p[2:])
 	}
-	v, ok := model.StateMembers(f, s, 0, []string{key}, model.StreamStateJSON).Get(key)
+	v, ok := model.StreamMembers(f, s, 0, []string{key}).Get(key)
 	if !ok {
 		return nil, false
 	}
@@ -570,11 +595,12 @@ func EffectAt(r *Replay, pos int, p Path) (Effect, error) {
 // keyframes then cost one fold of the stretch between them, not a fold
 // from the keyframe each. An Effects is not safe for concurrent use.
 type Effects struct {
-	r      *Replay
-	p      Path
-	rec    *Touches      // see Recorded
-	base   int           // position of states[0]
-	states []model.State // the states after events base, base+1, …
+	r       *Replay
+	p       Path
+	rec     *Touches      // see Recorded
+	base    int           // position of states[0]
+	states  []model.State // the states after events base, base+1, …
+	notList bool          // listEffect said no once: p is no list it tells (it depends on the format and p alone)
 }
 
 // NewEffects returns an Effects of path p in r.
@@ -582,8 +608,8 @@ func NewEffects(r *Replay, p Path) *Effects { return &Effects{r: r, p: p} }
 
 // Recorded makes e tell the effect on a whole member (a path of one name,
 // .pending, .sessions) by the first item under it that the event changed
-// (Effect.At, More), where the state cannot say it (no Toucher: Durable
-// Stream), and returns e: the item t's exact record names, made alone, or
+// (Effect.At, More), where no Lazy list with At tells it (listEffect), and
+// returns e: the item t's exact record names, made alone, or
 // for a coarse record the one Diff of the member made whole names (the
 // same item, so the effect does not depend on where t turned coarse).
 // Shown whole, the two lists started alike for as long as a line shows.
@@ -605,6 +631,18 @@ func (e *Effects) At(pos int) (Effect, error) {
 		return Effect{}, err
 	}
 	if e.rec != nil {
+		// A list that grows with the journal, in a state that says what
+		// an event changed, first: its record names the items as Touched
+		// does, and listEffect makes only the first.
+		if !e.notList {
+			eff, ok := listEffect(e.r.F, a, b, pos, e.p)
+			if ok {
+				return eff, nil
+			}
+			// Not a Lazy list (.counts, .pending): the member need not
+			// be made again for every event to find out.
+			e.notList = !lazyList(e.r.F, b, e.p)
+		}
 		if eff, ok := recordedEffect(e.r.F, a, b, pos, e.p, e.rec); ok {
 			return eff, nil
 		}
@@ -674,13 +712,11 @@ func effectOf(f model.Format, a, b model.State, pos int, p Path) Effect {
 // member is made whole before and after and the items are those Diff
 // names, which are the ones an exact record holds: the output does not
 // depend on where the recording pass turned coarse (a time budget). ok is
-// false for any other path, a state that says what an event changed
-// itself (listEffect), or a member replaced, added or removed whole.
+// false for any other path, or a member replaced, added or removed whole.
+// (A list that grows with the journal in a state that says what an event
+// changed is listEffect's, which Effects.At tries first.)
 func recordedEffect(f model.Format, a, b model.State, pos int, p Path, t *Touches) (Effect, bool) {
 	if len(p) != 1 || p[0] == "at" {
-		return Effect{}, false
-	}
-	if _, toucher := b.(Toucher); toucher {
 		return Effect{}, false
 	}
 	paths, coarse := t.At(pos)
@@ -752,6 +788,22 @@ func itemOp(had, has bool) Op {
 	return Changed
 }
 
+// lazyList reports whether p names a whole list that listEffect tells:
+// a member of a state that says what an event changed (Toucher) that is
+// a model.Lazy with At or Get in its StreamMembers.
+func lazyList(f model.Format, s model.State, p Path) bool {
+	if len(p) != 1 {
+		return false
+	}
+	key, ok := p[0].(string)
+	if _, toucher := s.(Toucher); !ok || !toucher || key == "at" {
+		return false
+	}
+	v, _ := model.StreamMembers(f, s, 0, []string{key}).Get(key)
+	l, lazy := v.(model.Lazy)
+	return lazy && (l.At != nil || l.Get != nil)
+}
+
 // listEffect is effectOf for a path that names a whole list growing with
 // the journal (a model.Lazy member with At or Get) in a state that says
 // what an event changed (Toucher): the effect on the first item the event
@@ -760,19 +812,15 @@ func itemOp(had, has bool) Op {
 // of .messages quadratic (five minutes for 5,000 Delta Engine events).
 // ok is false for any other path or state.
 func listEffect(f model.Format, a, b model.State, pos int, p Path) (Effect, bool) {
-	if len(p) != 1 {
+	if !lazyList(f, b, p) {
 		return Effect{}, false
 	}
-	key, ok := p[0].(string)
-	tc, toucher := b.(Toucher)
-	if !ok || !toucher || key == "at" {
-		return Effect{}, false
+	key := p[0].(string)
+	paths := b.(Toucher).Touched(a)
+	for i, q := range paths {
+		paths[i], _ = Member(q)
 	}
-	v, _ := model.StateMembers(f, b, 0, []string{key}, model.StreamStateJSON).Get(key)
-	if l, lazy := v.(model.Lazy); !lazy || (l.At == nil && l.Get == nil) {
-		return Effect{}, false
-	}
-	items, replaced := itemsUnder(key, tc.Touched(a))
+	items, replaced := itemsUnder(key, paths)
 	switch {
 	case replaced:
 		return Effect{}, false // the whole list replaced

@@ -216,6 +216,7 @@ func ChangedPaths(a, b any) map[string]Op {
 func TouchedPaths(paths []Path) map[string]Op {
 	out := map[string]Op{}
 	for _, p := range paths {
+		p, _ = Member(p)
 		markChange(out, p, Changed)
 	}
 	return out

@@ -353,7 +353,7 @@ func fitDoc(doc string, max int, tail bool) string {
 func touchedOps(paths []replay.Path, prev model.Object) map[string]replay.Op {
 	out := replay.TouchedPaths(paths)
 	for _, p := range paths {
-		if !existsIn(prev, p) {
+		if _, whole := replay.Member(p); !whole && !existsIn(prev, p) {
 			out[p.String()] = replay.Added
 		}
 	}

@@ -66,6 +66,19 @@ func (t *typeLog) at(v int64) uint8 {
 	return t.chunks[(v-1)/logChunk][(v-1)%logChunk]
 }
 
+// nameAt returns the type of the event logged for version v. The caller
+// holds the lineage's mu.
+func (t *typeLog) nameAt(v int64) string {
+	switch c := t.at(v); {
+	case c < nKnown:
+		return knownTypes[c]
+	case c == rareType:
+		return t.rare[v]
+	default:
+		return t.names[c-nKnown]
+	}
+}
+
 // logType logs code c of e's type for version v, the newest.
 func (l *lineage) logType(v int64, e *envelope, c uint8) {
 	t := l.types

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"unicode/utf8"
@@ -179,6 +180,14 @@ type omap[V any] struct {
 	slots []slot[V] // in insertion order, so in version order
 	ids   map[string]int32
 	tags  chunk.Slab[tagged[V]] // the values of the slots
+	log   []change              // every set and deletion, in version order
+}
+
+// change says that a version set or deleted the value of a slot (for
+// Touched: which entries the events between two versions changed).
+type change struct {
+	n    int64
+	slot int32
 }
 
 // slot is one insertion of a key: the values it had from its insertion
@@ -237,6 +246,7 @@ func (m *omap[V]) set(id string, v V, n int64) {
 		s := &m.slots[i]
 		if _, del := s.vals[len(s.vals)-1].version(); !del {
 			s.vals = append(s.vals, tagged[V]{n: n, v: v})
+			m.log = append(m.log, change{n, i})
 			return
 		}
 		prev = i
@@ -244,6 +254,7 @@ func (m *omap[V]) set(id string, v V, n int64) {
 	vals := append(m.tags.Reserve(3), tagged[V]{n: n, v: v})
 	m.slots = append(m.slots, slot[V]{id: id, n: n, prev: prev, vals: vals})
 	m.ids[id] = int32(len(m.slots) - 1)
+	m.log = append(m.log, change{n, int32(len(m.slots) - 1)})
 }
 
 // del records the deletion of id at version n, the newest version of the
@@ -253,8 +264,21 @@ func (m *omap[V]) del(id string, n int64) {
 		s := &m.slots[i]
 		if _, del := s.vals[len(s.vals)-1].version(); !del {
 			s.vals = append(s.vals, tagged[V]{n: -n})
+			m.log = append(m.log, change{n, i})
 		}
 	}
+}
+
+// changed returns the slots whose value a version after from and up to to
+// set or deleted, in ascending order, each once.
+func (m *omap[V]) changed(from, to int64) []int32 {
+	i := sort.Search(len(m.log), func(i int) bool { return m.log[i].n > from })
+	var out []int32
+	for ; i < len(m.log) && m.log[i].n <= to; i++ {
+		out = append(out, m.log[i].slot)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // deletedAt returns the version that deleted id, when id is deleted as of
@@ -337,7 +361,8 @@ func (m *omap[V]) values(n int64) []V {
 // upTo returns a copy of m as of version n.
 func (m *omap[V]) upTo(n int64) omap[V] {
 	k := sort.Search(len(m.slots), func(i int) bool { return m.slots[i].n > n })
-	out := omap[V]{slots: make([]slot[V], k), ids: make(map[string]int32, k)}
+	c := sort.Search(len(m.log), func(i int) bool { return m.log[i].n > n })
+	out := omap[V]{slots: make([]slot[V], k), ids: make(map[string]int32, k), log: m.log[:c:c]}
 	for i := range k {
 		s := m.slots[i]
 		j := sort.Search(len(s.vals), func(j int) bool { v, _ := s.vals[j].version(); return v > n })

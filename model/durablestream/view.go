@@ -59,8 +59,26 @@ func (format) KeyView(st model.State, keys []string) model.Object {
 	return s.viewOf(keys)
 }
 
+// StreamKeyView is KeyView with the lists that grow with the journal
+// (decided_checkpoints, finished_intents and sessions) as model.Lazy
+// values with At (model.StreamKeyViews): blame's lookup of one session
+// makes that session, not every one. Each item is made when it is asked
+// for, under the lineage's lock, so the Lazy values may be read while the
+// lineage grows.
+func (format) StreamKeyView(st model.State, keys []string) model.Object {
+	s, ok := st.(*state)
+	if !ok {
+		return nil
+	}
+	return s.membersOf(keys, true)
+}
+
 // viewOf is View's members named in keys (all of them for nil keys).
-func (s *state) viewOf(keys []string) model.Object {
+func (s *state) viewOf(keys []string) model.Object { return s.membersOf(keys, false) }
+
+// membersOf is viewOf, with the decisions, finished intents and sessions
+// as model.Lazy values when lazy is set (StreamKeyView).
+func (s *state) membersOf(keys []string, lazy bool) model.Object {
 	want := func(k string) bool { return keys == nil || slices.Contains(keys, k) }
 	l, ver := s.lin, s.n
 	l.mu.Lock()
@@ -73,10 +91,18 @@ func (s *state) viewOf(keys []string) model.Object {
 		act = mapAll(&l.active, ver, (*intent).object)
 	}
 	if want("decided_checkpoints") {
-		dec = listAll(l.decided[:s.lens.nDecided], (*decision).object)
+		if lazy {
+			dec = listLazy(l, &l.decided, s.lens.nDecided, (*decision).object)
+		} else {
+			dec = listAll(l.decided[:s.lens.nDecided], (*decision).object)
+		}
 	}
 	if want("finished_intents") {
-		fin = listAll(l.finished[:s.lens.nFinished], (*finished).object)
+		if lazy {
+			fin = listLazy(l, &l.finished, s.lens.nFinished, (*finished).object)
+		} else {
+			fin = listAll(l.finished[:s.lens.nFinished], (*finished).object)
+		}
 	}
 	if want("ledger") {
 		epics = mapAll(&l.epics, ver, (*ledgerItem).epicObject)
@@ -87,7 +113,11 @@ func (s *state) viewOf(keys []string) model.Object {
 		handoffs = listAll(l.handoffs[:s.lens.nHandoffs], (*handoff).object)
 	}
 	if want("sessions") {
-		sess = mapAll(&l.sessions, ver, (*session).object)
+		if lazy {
+			sess = slotsLazy(l, &l.sessions, ver, (*session).object)
+		} else {
+			sess = mapAll(&l.sessions, ver, (*session).object)
+		}
 	}
 	v := s.view(pend, act, dec, fin, epics, tasks, directives, assumptions, learnings, handoffs, sess)
 	if keys == nil {
@@ -100,6 +130,46 @@ func (s *state) viewOf(keys []string) model.Object {
 		}
 	}
 	return out
+}
+
+// listLazy is listAll of the first n entries of *list as a model.Lazy
+// whose items are made one at a time, each reading *list under l's lock
+// (the list may grow meanwhile; its first n entries never change). The
+// caller holds l's lock.
+func listLazy[T any](l *lineage, list *[]T, n int32, object func(*T) model.Object) model.Lazy {
+	at := func(i int) any {
+		l.mu.Lock()
+		e := (*list)[i]
+		l.mu.Unlock()
+		return object(&e)
+	}
+	return model.Lazy{Len: int(n), At: at, Each: func(yield func(any) bool) {
+		for i := range int(n) {
+			if !yield(at(i)) {
+				return
+			}
+		}
+	}}
+}
+
+// slotsLazy is mapAll of m, a map whose entries are never deleted (so
+// entry i is slot i), as of version ver, as a model.Lazy like listLazy's.
+// The caller holds l's lock.
+func slotsLazy[V any](l *lineage, m *omap[V], ver int64, object func(V) model.Object) model.Lazy {
+	at := func(i int) any {
+		l.mu.Lock()
+		v, _ := m.slots[i].value(ver)
+		l.mu.Unlock()
+		return object(v)
+	}
+	n := m.count(ver)
+	return model.Lazy{Len: n, At: at, Each: func(yield func(any) bool) {
+		for i := range n {
+			if !yield(at(i)) {
+				return
+			}
+		}
+	}}
 }
 
 // view returns the view with the given lists (whole or windows). The
