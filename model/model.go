@@ -155,12 +155,18 @@ func StateJSON(f Format, s State, at int) Object {
 // stateHead is the "format", "at" and "pending" fields of the state JSON,
 // which StateJSON starts with; it costs what the pending items cost.
 func stateHead(f Format, s State, at int) Object {
+	return Object{{"format", f.Name()}, {"at", at}, {"pending", PendingObjects(s)}}
+}
+
+// PendingObjects returns the state JSON's "pending": the Object of each
+// of s.Pending(), in order.
+func PendingObjects(s State) []any {
 	p := s.Pending()
 	items := make([]any, 0, len(p))
 	for _, it := range p {
 		items = append(items, it.Object())
 	}
-	return Object{{"format", f.Name()}, {"at", at}, {"pending", items}}
+	return items
 }
 
 // Object returns the item as an ordered JSON object.

@@ -127,7 +127,7 @@ func (t *Touches) Extend(ctx context.Context, r *Replay, progress func(done int)
 		if s, err = r.StateAt(done); err != nil {
 			return err
 		}
-		obj = stateView(r.F, s)
+		obj = StateView(r.F, s)
 	}
 	exact := t.Exact()
 	var avg time.Duration
@@ -156,7 +156,7 @@ func (t *Touches) Extend(ctx context.Context, r *Replay, progress func(done int)
 			}
 		case exact:
 			t0 := time.Now()
-			nobj := stateView(r.F, next)
+			nobj := StateView(r.F, next)
 			// A moving average, so one slow call (a GC) does not switch.
 			avg = (avg*15 + time.Since(t0)) / 16
 			if avg > ExactBudget {
@@ -229,7 +229,7 @@ func (t *Touches) coarse(w *recWriter, f model.Format, x, y model.State) {
 		return
 	}
 	if l := t.learned[sig]; l == nil || l.seen == 0 {
-		t.learn(sig, stateView(f, x), stateView(f, y))
+		t.learn(sig, StateView(f, x), StateView(f, y))
 	}
 	for _, k := range t.learned[sig].keys {
 		w.add(k, true)
@@ -354,7 +354,7 @@ func sameValue(a, b reflect.Value) bool {
 	return false
 }
 
-// lookupState is Lookup(stateView(f, s), p), making of the state only
+// lookupState is Lookup(StateView(f, s), p), making of the state only
 // what lies on p where the format allows it: the top-level member p starts
 // with (model.StateMembers), and of a list that grows with the journal
 // (a model.Lazy of StreamStateJSON with At or Get: Delta Engine's messages
@@ -369,7 +369,7 @@ func lookupState(f model.Format, s model.State, p Path) (any, bool) {
 	}
 	switch {
 	case !ok:
-		return Lookup(stateView(f, s), p)
+		return Lookup(StateView(f, s), p)
 	case key == "at":
 		return nil, false // stateView leaves it out: every event changes it
 	}
@@ -421,8 +421,9 @@ func pendingIndex(p Path) (int, bool) {
 	return i, ok
 }
 
-// stateView is StateJSON without "at", which every event changes.
-func stateView(f model.Format, s model.State) model.Object {
+// StateView is model.StateJSON without "at", which every event changes:
+// the view blame's record, Diff and a Toucher's Touched speak of.
+func StateView(f model.Format, s model.State) model.Object {
 	o := model.StateJSON(f, s, 0)
 	out := make(model.Object, 0, len(o)-1)
 	for _, fl := range o {

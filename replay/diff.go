@@ -210,6 +210,16 @@ func ChangedPaths(a, b any) map[string]Op {
 	return out
 }
 
+// DiffPaths appends to out the paths Diff reports between a and b, each
+// under prefix: what a Toucher says of a part of the state it made before
+// and after.
+func DiffPaths(out []Path, a, b any, prefix ...any) []Path {
+	for _, c := range Diff(a, b) {
+		out = append(out, append(append(Path{}, prefix...), c.Path...))
+	}
+	return out
+}
+
 // TouchedPaths is ChangedPaths from the paths a Toucher reports (all marked
 // Changed): what the event at a position changed, without building either
 // state's view.

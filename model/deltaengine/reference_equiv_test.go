@@ -115,7 +115,7 @@ func checkSameAt(t *testing.T, path string, at func(pos int, s model.State) bool
 func checkTouched(t *testing.T, prev, s model.State, pos int) {
 	t.Helper()
 	var want, got []string
-	for _, c := range replay.Diff(stateView(prev), stateView(s)) {
+	for _, c := range replay.Diff(replay.StateView(Format, prev), replay.StateView(Format, s)) {
 		want = append(want, c.Path.String())
 	}
 	for _, p := range s.(*state).Touched(prev) {

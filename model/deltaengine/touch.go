@@ -14,11 +14,11 @@ import (
 func (s *state) Touched(prev model.State) []replay.Path {
 	p, ok := prev.(*state)
 	if !ok || p == nil || !s.extends(p) {
-		return diffPaths(nil, stateView(prev), stateView(s))
+		return replay.DiffPaths(nil, replay.StateView(Format, prev), replay.StateView(Format, s))
 	}
 	var out []replay.Path
-	if pp, sp := pendingList(p), pendingList(s); len(pp) != 0 || len(sp) != 0 {
-		out = diffPaths(out, pp, sp, "pending")
+	if pp, sp := model.PendingObjects(p), model.PendingObjects(s); len(pp) != 0 || len(sp) != 0 {
+		out = replay.DiffPaths(out, pp, sp, "pending")
 	}
 	if p.x.runID != s.x.runID {
 		out = append(out, replay.Path{"run_id"})
@@ -37,13 +37,13 @@ func (s *state) Touched(prev model.State) []replay.Path {
 	}
 	out = s.touchedActions(p, out)
 	if p.x.sysCounts != s.x.sysCounts {
-		out = diffPaths(out, p.systemMessages(), s.systemMessages(), "system_messages")
+		out = replay.DiffPaths(out, p.systemMessages(), s.systemMessages(), "system_messages")
 	}
 	if a, b := p.lastSeq(), s.lastSeq(); a != b {
 		out = append(out, replay.Path{"last_seq"})
 	}
 	if p.x.seqProblems != s.x.seqProblems {
-		out = diffPaths(out, p.problems(), s.problems(), "seq_problems")
+		out = replay.DiffPaths(out, p.problems(), s.problems(), "seq_problems")
 	}
 	return out
 }
@@ -107,37 +107,7 @@ func (s *state) touchedActions(p *state, out []replay.Path) []replay.Path {
 		}
 		was, _ := pr.action(id)
 		now, _ := sr.action(id)
-		out = diffPaths(out, was.object(), now.object(), "actions", id)
-	}
-	return out
-}
-
-// diffPaths appends the paths replay.Diff reports between a and b, each
-// under prefix.
-func diffPaths(out []replay.Path, a, b any, prefix ...any) []replay.Path {
-	for _, c := range replay.Diff(a, b) {
-		out = append(out, append(append(replay.Path{}, prefix...), c.Path...))
-	}
-	return out
-}
-
-// stateView is model.StateJSON without "at".
-func stateView(s model.State) model.Object {
-	o := model.StateJSON(Format, s, 0)
-	out := make(model.Object, 0, len(o)-1)
-	for _, f := range o {
-		if f.Key != "at" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func pendingList(s *state) []any {
-	p := s.Pending()
-	out := make([]any, 0, len(p))
-	for _, it := range p {
-		out = append(out, it.Object())
+		out = replay.DiffPaths(out, was.object(), now.object(), "actions", id)
 	}
 	return out
 }

@@ -18,7 +18,7 @@ var _ replay.Toucher = (*state)(nil)
 func (s *state) Touched(prev model.State) []replay.Path {
 	p, ok := prev.(*state)
 	if !ok || p == nil || p.lin != s.lin || p.v > s.v {
-		return diffPaths(nil, stateView(prev), stateView(s))
+		return replay.DiffPaths(nil, replay.StateView(Format, prev), replay.StateView(Format, s))
 	}
 	l := s.lin
 	var out []replay.Path
@@ -47,7 +47,7 @@ func (s *state) Touched(prev model.State) []replay.Path {
 		a := d.item(i, p.seq)
 		ao := a.object() // before the next item, which reuses its memory
 		b := d.item(i, s.seq)
-		out = diffPaths(out, ao, b.object(), "items", int(i))
+		out = replay.DiffPaths(out, ao, b.object(), "items", int(i))
 	}
 	for k := p.nRejected; k < s.nRejected; k++ {
 		out = append(out, replay.Path{"rejected", int(k)})
@@ -56,31 +56,10 @@ func (s *state) Touched(prev model.State) []replay.Path {
 		out = append(out, replay.Path{"deltas"})
 	}
 	if p.checkpoint != s.checkpoint {
-		out = diffPaths(out, p.checkpointObject(), s.checkpointObject(), "checkpoint")
+		out = replay.DiffPaths(out, p.checkpointObject(), s.checkpointObject(), "checkpoint")
 	}
 	for k := p.nDisagreements; k < s.nDisagreements; k++ {
 		out = append(out, replay.Path{"disagreements", int(k)})
-	}
-	return out
-}
-
-// diffPaths appends the paths replay.Diff reports between a and b, each
-// under prefix.
-func diffPaths(out []replay.Path, a, b any, prefix ...any) []replay.Path {
-	for _, c := range replay.Diff(a, b) {
-		out = append(out, append(append(replay.Path{}, prefix...), c.Path...))
-	}
-	return out
-}
-
-// stateView is model.StateJSON without "at".
-func stateView(s model.State) model.Object {
-	o := model.StateJSON(Format, s, 0)
-	out := make(model.Object, 0, len(o))
-	for _, f := range o {
-		if f.Key != "at" {
-			out = append(out, f)
-		}
 	}
 	return out
 }

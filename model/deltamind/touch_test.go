@@ -16,7 +16,7 @@ import (
 func checkTouched(t *testing.T, prev, s model.State, what string) {
 	t.Helper()
 	var want, got []string
-	for _, c := range replay.Diff(stateView(prev), stateView(s)) {
+	for _, c := range replay.Diff(replay.StateView(Format, prev), replay.StateView(Format, s)) {
 		want = append(want, c.Path.String())
 	}
 	for _, p := range s.(*state).Touched(prev) {

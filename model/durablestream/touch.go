@@ -23,7 +23,7 @@ var _ replay.Toucher = (*state)(nil)
 func (s *state) Touched(prev model.State) []replay.Path {
 	p, ok := prev.(*state)
 	if !ok || p == nil || p.lin != s.lin || p.n > s.n {
-		return diffPaths(nil, stateView(prev), stateView(s))
+		return replay.DiffPaths(nil, replay.StateView(Format, prev), replay.StateView(Format, s))
 	}
 	if p.n == s.n {
 		return nil
@@ -41,7 +41,7 @@ func (s *state) Touched(prev model.State) []replay.Path {
 	case len(pend) > 0 && pendLong:
 		out = append(out, replay.Whole("pending"))
 	case len(pend) > 0:
-		out = diffPaths(out, pendingList(p), pendingList(s), "pending") // Pending takes the lock
+		out = replay.DiffPaths(out, model.PendingObjects(p), model.PendingObjects(s), "pending") // Pending takes the lock
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -51,7 +51,7 @@ func (s *state) Touched(prev model.State) []replay.Path {
 	case len(pend) > 0 && pendLong:
 		out = append(out, replay.Whole("pending_checkpoints"))
 	case len(pend) > 0:
-		out = diffPaths(out, mapAll(&l.pending, p.n, (*checkpoint).object), mapAll(&l.pending, s.n, (*checkpoint).object), "pending_checkpoints")
+		out = replay.DiffPaths(out, mapAll(&l.pending, p.n, (*checkpoint).object), mapAll(&l.pending, s.n, (*checkpoint).object), "pending_checkpoints")
 	}
 	switch {
 	case appendedLast(&l.active, act, p.n, p.lens.nActive, s.lens.nActive):
@@ -59,7 +59,7 @@ func (s *state) Touched(prev model.State) []replay.Path {
 	case len(act) > 0 && max(p.lens.nActive, s.lens.nActive) > exactShift:
 		out = append(out, replay.Whole("active_intents"))
 	case len(act) > 0:
-		out = diffPaths(out, mapAll(&l.active, p.n, (*intent).object), mapAll(&l.active, s.n, (*intent).object), "active_intents")
+		out = replay.DiffPaths(out, mapAll(&l.active, p.n, (*intent).object), mapAll(&l.active, s.n, (*intent).object), "active_intents")
 	}
 	out = appended(out, p.lens.nDecided, s.lens.nDecided, "decided_checkpoints")
 	out = appended(out, p.lens.nFinished, s.lens.nFinished, "finished_intents")
@@ -78,7 +78,7 @@ func (s *state) Touched(prev model.State) []replay.Path {
 		// One event: its type's count, added or changed.
 		return append(out, replay.Path{"counts", l.types.nameAt(s.n)})
 	}
-	return diffPaths(out, l.types.object(p.n), l.types.object(s.n), "counts")
+	return replay.DiffPaths(out, l.types.object(p.n), l.types.object(s.n), "counts")
 }
 
 // exactShift is the longest list of pending checkpoints or active intents
@@ -113,7 +113,7 @@ func touchedMap[V any](out []replay.Path, m *omap[V], from, to int64, object fun
 		}
 		old, _ := sl.value(from)
 		nw, _ := sl.value(to)
-		out = diffPaths(out, object(old), object(nw), item...)
+		out = replay.DiffPaths(out, object(old), object(nw), item...)
 	}
 	return out
 }
@@ -123,37 +123,6 @@ func touchedMap[V any](out []replay.Path, m *omap[V], from, to int64, object fun
 func appended(out []replay.Path, from, to int32, prefix ...any) []replay.Path {
 	for k := from; k < to; k++ {
 		out = append(out, append(append(replay.Path{}, prefix...), int(k)))
-	}
-	return out
-}
-
-// diffPaths appends the paths replay.Diff reports between a and b, each
-// under prefix.
-func diffPaths(out []replay.Path, a, b any, prefix ...any) []replay.Path {
-	for _, c := range replay.Diff(a, b) {
-		out = append(out, append(append(replay.Path{}, prefix...), c.Path...))
-	}
-	return out
-}
-
-// stateView is model.StateJSON without "at".
-func stateView(s model.State) model.Object {
-	o := model.StateJSON(Format, s, 0)
-	out := make(model.Object, 0, len(o))
-	for _, f := range o {
-		if f.Key != "at" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// pendingList is the state JSON's "pending".
-func pendingList(s *state) []any {
-	p := s.Pending()
-	out := make([]any, 0, len(p))
-	for _, it := range p {
-		out = append(out, it.Object())
 	}
 	return out
 }

@@ -32,7 +32,7 @@ func checkTouched(t *testing.T, prev, s model.State, what string) {
 		}
 		got = append(got, p.String())
 	}
-	for _, c := range replay.Diff(stateView(prev), stateView(s)) {
+	for _, c := range replay.Diff(replay.StateView(Format, prev), replay.StateView(Format, s)) {
 		if wholes[c.Path[0]] {
 			k := c.Path[:1].String() + " (whole)"
 			if len(want) == 0 || want[len(want)-1] != k {
