@@ -67,6 +67,7 @@ type skelNode struct {
 const (
 	maxSkelNodes = 1 << 12   // a trie that grows past this starts again
 	maxSkelBytes = 256 << 10 // the same for the literals' bytes
+	maxSkelSegs  = 512       // a line with more scalars than this is not learned
 	skelWindow   = 1 << 10   // lines between looks at how often the trie helps
 	skelRest     = 16        // windows the trie sits out after one where it missed more than it hit
 )
@@ -203,6 +204,9 @@ func (s *skeletons) learn(b []byte, i int, folded bool) {
 	end := l.value(i, 0, false)
 	segs := append(l.segs, skelSeg{lit: l.lit, val: end, kind: skelEnd})
 	s.segs = segs
+	if len(segs) > maxSkelSegs {
+		return // a line of thousands of scalars would fill the trie alone
+	}
 	n := s.root
 	for _, sg := range segs {
 		lit := b[sg.lit:sg.val]

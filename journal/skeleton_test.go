@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rewind-tui/rewind/demo"
@@ -211,4 +213,25 @@ func FuzzFoldCompare(f *testing.F) {
 			t.Fatalf("foldCompare(%q, %q) = %d, want %d", a, b, got, want)
 		}
 	})
+}
+
+// A line of more scalars than maxSkelSegs is read through the grammar and
+// not learned: one such line would fill the trie alone.
+func TestSkeletonsSkipHugeLayouts(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"big","xs":[`)
+	for i := range maxSkelSegs + 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	b.WriteString(`]}`)
+	c := newClassifier()
+	for range 2 {
+		sameAsGrammar(t, c, []byte(b.String()))
+	}
+	if c.skel.nodes > 1 || c.skel.hits != 0 {
+		t.Fatalf("a line of %d scalars was learned: %d nodes, %d hits", maxSkelSegs+11, c.skel.nodes, c.skel.hits)
+	}
 }
