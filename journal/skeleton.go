@@ -14,11 +14,11 @@ import (
 // whitespace and the names, are the skeleton's literals. An engine writes
 // every line with one serializer, so a journal has few skeletons: 14 in
 // 200,000 lines of a generated DeltaMind journal, 36 in as many of Durable
-// Stream. A line made
-// of the literals of a line the fast path accepted, with a valid scalar of
-// the same kind between each two, is valid JSON with that line's names, so
-// it is read by comparing its literals and scanning its scalars: no grammar
-// between the values, no name read as a string or compared with the others.
+// Stream. A line made of the literals of a line the fast path accepted,
+// with a valid scalar of the same kind between each two, is valid JSON
+// with that line's names, so it is read by comparing its literals and
+// scanning its scalars: no grammar between the values, no name read as a
+// string or compared with the others.
 //
 // The skeletons are a trie: each node is a literal and the kind of the
 // scalar after it, or the literal that closes the line's object. Two
@@ -69,7 +69,7 @@ const (
 	maxSkelBytes = 256 << 10 // the same for the literals' bytes
 	maxSkelSegs  = 512       // a line with more scalars than this is not learned
 	skelWindow   = 1 << 10   // lines between looks at how often the trie helps
-	skelRest     = 16        // windows the trie sits out after one where it missed more than it hit
+	skelRest     = 64        // windows the trie sits out after one where it missed more than it hit
 )
 
 // skeletons is a classifier's trie of the skeletons of the lines it
@@ -142,19 +142,7 @@ func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
 			return -1, nil, false
 		}
 		vs := i
-		switch next.kind {
-		case skelString:
-			i, _ = scanString(b, i)
-		case skelNumber:
-			i = rawjson.NumberEnd(b, i)
-		case skelTrue:
-			i = literal(b, i, "true")
-		case skelFalse:
-			i = literal(b, i, "false")
-		default:
-			i = literal(b, i, "null")
-		}
-		if i < 0 {
+		if i = scalarEnd(b, i, next.kind); i < 0 {
 			return -1, nil, false
 		}
 		if next.typ {
@@ -162,6 +150,23 @@ func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
 		}
 		n = next
 	}
+}
+
+// scalarEnd validates the scalar of kind k (not skelNone or skelEnd) that
+// starts at b[i] and returns the index just after it, or -1.
+func scalarEnd(b []byte, i int, k skelKind) int {
+	switch k {
+	case skelString:
+		end, _ := scanString(b, i)
+		return end
+	case skelNumber:
+		return rawjson.NumberEnd(b, i)
+	case skelTrue:
+		return literal(b, i, "true")
+	case skelFalse:
+		return literal(b, i, "false")
+	}
+	return literal(b, i, "null")
 }
 
 // at reports whether b[i:j] is n's literal (j is i plus its length). A
@@ -269,17 +274,7 @@ func (l *skelLearner) value(i, depth int, typ bool) int {
 		}
 	}
 	k := scalarKind[b[i]]
-	var e int
-	switch k {
-	case skelString:
-		e, _ = scanString(b, i)
-	case skelNumber:
-		e = rawjson.NumberEnd(b, i)
-	case skelFalse:
-		e = i + len("false")
-	default:
-		e = i + len("true") // or null
-	}
+	e := scalarEnd(b, i, k)
 	l.segs = append(l.segs, skelSeg{lit: l.lit, val: i, kind: k, typ: typ})
 	l.lit = e
 	return e

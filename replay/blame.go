@@ -596,12 +596,12 @@ func EffectAt(r *Replay, pos int, p Path) (Effect, error) {
 // keyframes then cost one fold of the stretch between them, not a fold
 // from the keyframe each. An Effects is not safe for concurrent use.
 type Effects struct {
-	r       *Replay
-	p       Path
-	rec     *Touches      // see Recorded
-	base    int           // position of states[0]
-	states  []model.State // the states after events base, base+1, …
-	notList bool          // listEffect said no once: p is no list it tells (it depends on the format and p alone)
+	r      *Replay
+	p      Path
+	rec    *Touches      // see Recorded
+	base   int           // position of states[0]
+	states []model.State // the states after events base, base+1, …
+	list   int8          // whether p names a list listEffect tells (lazyList): 0 not asked yet, 1 yes, -1 no
 }
 
 // NewEffects returns an Effects of path p in r.
@@ -635,14 +635,18 @@ func (e *Effects) At(pos int) (Effect, error) {
 		// A list that grows with the journal, in a state that says what
 		// an event changed, first: its record names the items as Touched
 		// does, and listEffect makes only the first.
-		if !e.notList {
-			eff, ok := listEffect(e.r.F, a, b, pos, e.p)
-			if ok {
+		if e.list == 0 {
+			// Asked once: whether p is such a list depends on the
+			// format and p alone, and asking makes the member.
+			e.list = -1
+			if lazyList(e.r.F, b, e.p) {
+				e.list = 1
+			}
+		}
+		if e.list > 0 {
+			if eff, ok := touchedItemEffect(e.r.F, a, b, pos, e.p[0].(string)); ok {
 				return eff, nil
 			}
-			// Not a Lazy list (.counts, .pending): the member need not
-			// be made again for every event to find out.
-			e.notList = !lazyList(e.r.F, b, e.p)
 		}
 		if eff, ok := recordedEffect(e.r.F, a, b, pos, e.p, e.rec); ok {
 			return eff, nil
@@ -816,7 +820,12 @@ func listEffect(f model.Format, a, b model.State, pos int, p Path) (Effect, bool
 	if !lazyList(f, b, p) {
 		return Effect{}, false
 	}
-	key := p[0].(string)
+	return touchedItemEffect(f, a, b, pos, p[0].(string))
+}
+
+// touchedItemEffect is listEffect for the list named key, which lazyList
+// has accepted.
+func touchedItemEffect(f model.Format, a, b model.State, pos int, key string) (Effect, bool) {
 	paths := b.(Toucher).Touched(a)
 	for i, q := range paths {
 		paths[i], _ = Member(q)

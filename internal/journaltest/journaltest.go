@@ -11,6 +11,8 @@ import (
 
 	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/journal"
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/replay"
 )
 
 // Open writes data to a file called name in a temporary directory of t,
@@ -56,4 +58,24 @@ func generate(t testing.TB, format string, n int, seed int64) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// ReplayedPairs replays j with f and calls check with the state at every
+// step-th position, from the last down, and the state at the position
+// before it: the pair the TUI asks for to mark what an event changed,
+// each state refolded from a keyframe. A failure ends the test.
+func ReplayedPairs(t testing.TB, j *journal.Journal, f model.Format, step int, check func(pos int, prev, s model.State)) {
+	t.Helper()
+	r := replay.New(j, f)
+	for pos := r.Events(); pos > 0; pos -= step {
+		s, err := r.StateAt(pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev, err := r.StateAt(pos - 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(pos, prev, s)
+	}
 }

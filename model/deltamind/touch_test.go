@@ -63,23 +63,13 @@ func TestTouchedFixtures(t *testing.T) {
 // pos and at pos-1, refolded from keyframes), and as blame's pass folds.
 func TestTouchedGenerated(t *testing.T) {
 	j := journaltest.Generated(t, "deltamind", "provenance.jsonl", 1500, 11)
-	r := replay.New(j, Format)
-	events := r.Events()
 	shared := 0
-	for pos := events; pos > 0; pos -= 37 {
-		s, err := r.StateAt(pos)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prev, err := r.StateAt(pos - 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+	journaltest.ReplayedPairs(t, j, Format, 37, func(pos int, prev, s model.State) {
 		checkTouched(t, prev, s, "position "+strconv.Itoa(pos))
 		if prev.(*state).lin == s.(*state).lin {
 			shared++
 		}
-	}
+	})
 	if shared == 0 {
 		t.Error("the replay's states never share a lineage")
 	}

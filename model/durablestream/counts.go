@@ -69,14 +69,18 @@ func (t *typeLog) at(v int64) uint8 {
 // nameAt returns the type of the event logged for version v. The caller
 // holds the lineage's mu.
 func (t *typeLog) nameAt(v int64) string {
-	switch c := t.at(v); {
-	case c < nKnown:
-		return knownTypes[c]
-	case c == rareType:
-		return t.rare[v]
-	default:
-		return t.names[c-nKnown]
+	if c := t.at(v); c != rareType {
+		return t.name(c)
 	}
+	return t.rare[v]
+}
+
+// name returns the type of code c, which is not rareType.
+func (t *typeLog) name(c uint8) string {
+	if c < nKnown {
+		return knownTypes[c]
+	}
+	return t.names[c-nKnown]
 }
 
 // logType logs code c of e's type for version v, the newest.
@@ -145,13 +149,7 @@ func (t *typeLog) object(v int64) model.Object {
 		if n == 0 {
 			continue
 		}
-		name := ""
-		if c < nKnown {
-			name = knownTypes[c]
-		} else {
-			name = t.names[c-nKnown]
-		}
-		out = append(out, model.Field{Key: name, Value: n})
+		out = append(out, model.Field{Key: t.name(uint8(c)), Value: n})
 	}
 	for name, n := range s.rare {
 		out = append(out, model.Field{Key: name, Value: n})

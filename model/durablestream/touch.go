@@ -14,12 +14,10 @@ var _ replay.Toucher = (*state)(nil)
 // (s was folded from prev, or refolded the same way), it builds only what
 // the events between them changed: the entries of the maps their log
 // names (a session, an epic, a task, before and after), the entries
-// appended to the lists, and the count of the one event's type. Pending
-// checkpoints and active intents that grew by one at their end are that
-// entry; otherwise, since an entry leaving shifts the ones after it, they
-// are diffed whole when they are short (exactShift) and replay.Whole when
-// they are not. For any other prev both views are built and diffed. Blame of .sessions on a long stream made every
-// session's object twice for every event; this makes two.
+// appended to the lists, and the count of the one event's type; pending
+// checkpoints and active intents as listShiftOf says. For any other prev
+// both views are built and diffed. (Blame of .sessions on a long stream
+// made every session's object twice for every event; this makes two.)
 func (s *state) Touched(prev model.State) []replay.Path {
 	p, ok := prev.(*state)
 	if !ok || p == nil || p.lin != s.lin || p.n > s.n {
@@ -30,37 +28,22 @@ func (s *state) Touched(prev model.State) []replay.Path {
 	}
 	l := s.lin
 	l.mu.Lock()
-	pend, act := l.pending.changed(p.n, s.n), l.active.changed(p.n, s.n)
-	pendAdded := appendedLast(&l.pending, pend, p.n, p.lens.nPending, s.lens.nPending)
+	pend := listShiftOf(&l.pending, p.n, s.n, p.lens.nPending, s.lens.nPending)
+	act := listShiftOf(&l.active, p.n, s.n, p.lens.nActive, s.lens.nActive)
 	l.mu.Unlock()
-	pendLong := max(p.lens.nPending, s.lens.nPending) > exactShift
-	var out []replay.Path
-	switch {
-	case pendAdded:
-		out = append(out, replay.Path{"pending", int(p.lens.nPending)})
-	case len(pend) > 0 && pendLong:
-		out = append(out, replay.Whole("pending"))
-	case len(pend) > 0:
-		out = replay.DiffPaths(out, model.PendingObjects(p), model.PendingObjects(s), "pending") // Pending takes the lock
-	}
+	// The head's "pending" lists the pending checkpoints; Pending takes
+	// the lock itself.
+	out := pend.paths(nil, "pending", p.lens.nPending, func() (any, any) {
+		return model.PendingObjects(p), model.PendingObjects(s)
+	})
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case pendAdded:
-		out = append(out, replay.Path{"pending_checkpoints", int(p.lens.nPending)})
-	case len(pend) > 0 && pendLong:
-		out = append(out, replay.Whole("pending_checkpoints"))
-	case len(pend) > 0:
-		out = replay.DiffPaths(out, mapAll(&l.pending, p.n, (*checkpoint).object), mapAll(&l.pending, s.n, (*checkpoint).object), "pending_checkpoints")
-	}
-	switch {
-	case appendedLast(&l.active, act, p.n, p.lens.nActive, s.lens.nActive):
-		out = append(out, replay.Path{"active_intents", int(p.lens.nActive)})
-	case len(act) > 0 && max(p.lens.nActive, s.lens.nActive) > exactShift:
-		out = append(out, replay.Whole("active_intents"))
-	case len(act) > 0:
-		out = replay.DiffPaths(out, mapAll(&l.active, p.n, (*intent).object), mapAll(&l.active, s.n, (*intent).object), "active_intents")
-	}
+	out = pend.paths(out, "pending_checkpoints", p.lens.nPending, func() (any, any) {
+		return mapAll(&l.pending, p.n, (*checkpoint).object), mapAll(&l.pending, s.n, (*checkpoint).object)
+	})
+	out = act.paths(out, "active_intents", p.lens.nActive, func() (any, any) {
+		return mapAll(&l.active, p.n, (*intent).object), mapAll(&l.active, s.n, (*intent).object)
+	})
 	out = appended(out, p.lens.nDecided, s.lens.nDecided, "decided_checkpoints")
 	out = appended(out, p.lens.nFinished, s.lens.nFinished, "finished_intents")
 	out = touchedMap(out, &l.epics, p.n, s.n, (*ledgerItem).epicObject, "ledger", "epics")
@@ -88,14 +71,48 @@ func (s *state) Touched(prev model.State) []replay.Path {
 // Longer ones are replay.Whole. (A variable, for tests.)
 var exactShift int32 = 16
 
-// appendedLast reports whether the only change to m between versions from
-// and to (changed, its changed slots) is one entry added after the others:
-// a new slot, the last, while the number of entries went from nFrom to
-// nFrom+1. The view's list then only grew by that entry at its end, and
-// the lists before and after need not be made and diffed. The caller
+// listShift is how a list made of a map whose entries leave (pending
+// checkpoints, active intents) changed between two versions.
+type listShift uint8
+
+const (
+	listSame   listShift = iota
+	listGrew             // by one entry at its end: that entry's path
+	listWhole            // longer than exactShift: replay.Whole
+	listDiffed           // the paths Diff reports between the lists
+)
+
+// listShiftOf returns how m's list changed after version from and up to
+// to, while its number of entries went from nFrom to nTo. It grew when
+// its only change is a new slot, the last, and one entry more. The caller
 // holds the lineage's mu.
-func appendedLast[V any](m *omap[V], changed []int32, from int64, nFrom, nTo int32) bool {
-	return len(changed) == 1 && int(changed[0]) == len(m.slots)-1 && m.slots[changed[0]].n > from && nTo == nFrom+1
+func listShiftOf[V any](m *omap[V], from, to int64, nFrom, nTo int32) listShift {
+	changed := m.changed(from, to)
+	switch {
+	case len(changed) == 0:
+		return listSame
+	case len(changed) == 1 && int(changed[0]) == len(m.slots)-1 && m.slots[changed[0]].n > from && nTo == nFrom+1:
+		return listGrew
+	case max(nFrom, nTo) > exactShift:
+		return listWhole
+	}
+	return listDiffed
+}
+
+// paths appends the paths of the change to the list named name, nFrom
+// entries long before it; lists makes the lists before and after, and is
+// called only when they are to be diffed.
+func (k listShift) paths(out []replay.Path, name string, nFrom int32, lists func() (before, after any)) []replay.Path {
+	switch k {
+	case listGrew:
+		return append(out, replay.Path{name, int(nFrom)})
+	case listWhole:
+		return append(out, replay.Whole(name))
+	case listDiffed:
+		a, b := lists()
+		return replay.DiffPaths(out, a, b, name)
+	}
+	return out
 }
 
 // touchedMap appends the paths of m's entries that the versions after

@@ -133,36 +133,32 @@ func (s *state) membersOf(keys []string, lazy bool) model.Object {
 }
 
 // listLazy is listAll of the first n entries of *list as a model.Lazy
-// whose items are made one at a time, each reading *list under l's lock
-// (the list may grow meanwhile; its first n entries never change). The
-// caller holds l's lock.
+// (lazyItems) that reads *list under l's lock for each item (the list may
+// grow meanwhile; its first n entries never change). The caller holds l's
+// lock.
 func listLazy[T any](l *lineage, list *[]T, n int32, object func(*T) model.Object) model.Lazy {
-	at := func(i int) any {
+	return lazyItems(int(n), func(i int) any {
 		l.mu.Lock()
 		e := (*list)[i]
 		l.mu.Unlock()
 		return object(&e)
-	}
-	return model.Lazy{Len: int(n), At: at, Each: func(yield func(any) bool) {
-		for i := range int(n) {
-			if !yield(at(i)) {
-				return
-			}
-		}
-	}}
+	})
 }
 
 // slotsLazy is mapAll of m, a map whose entries are never deleted (so
 // entry i is slot i), as of version ver, as a model.Lazy like listLazy's.
 // The caller holds l's lock.
 func slotsLazy[V any](l *lineage, m *omap[V], ver int64, object func(V) model.Object) model.Lazy {
-	at := func(i int) any {
+	return lazyItems(m.count(ver), func(i int) any {
 		l.mu.Lock()
 		v, _ := m.slots[i].value(ver)
 		l.mu.Unlock()
 		return object(v)
-	}
-	n := m.count(ver)
+	})
+}
+
+// lazyItems is the model.Lazy list of n items made by at, one at a time.
+func lazyItems(n int, at func(i int) any) model.Lazy {
 	return model.Lazy{Len: n, At: at, Each: func(yield func(any) bool) {
 		for i := range n {
 			if !yield(at(i)) {
