@@ -48,32 +48,34 @@ func TestStreamViewBatches(t *testing.T) {
 	}
 }
 
-// StreamView's items cut into Parts, each run on a goroutine of its own
-// (as rewind state runs them, several at a time and the later ones first
-// here), give View's items in order, each written when its yield gets it
-// (the items are Transient); a part stopped early stops.
+// StreamView's items and rejected lines cut into Parts, each run on a
+// goroutine of its own (as rewind state runs them, several at a time and
+// the later ones first here), give View's in order, each written when its
+// yield gets it (they are Transient); a part stopped early stops.
 func TestStreamViewParts(t *testing.T) {
+	s := foldGenerated(t, 30000, 7)
 	for _, win := range []int{walkWin, firstWin} {
-		t.Run(strconv.Itoa(win), func(t *testing.T) {
-			// With windows of 64 KiB the parts' walk reuses them.
-			defer func(w int) { partWin = w }(partWin)
-			partWin = win
-			testStreamViewParts(t)
-		})
+		for _, list := range []string{"items", "rejected"} {
+			t.Run(list+"/"+strconv.Itoa(win), func(t *testing.T) {
+				// With windows of 64 KiB the parts' walk reuses them.
+				defer func(w int) { partWin = w }(partWin)
+				partWin = win
+				testStreamViewParts(t, s, list)
+			})
+		}
 	}
 }
 
-func testStreamViewParts(t *testing.T) {
-	s := foldGenerated(t, 3*streamBatch+100, 7)
-	want, _ := s.View().Get("items")
-	lazy, _ := Format.(model.StreamViews).StreamView(s).Get("items")
+func testStreamViewParts(t *testing.T, s model.State, list string) {
+	want, _ := s.View().Get(list)
+	lazy, _ := Format.(model.StreamViews).StreamView(s).Get(list)
 	if !lazy.(model.Lazy).Transient {
-		t.Fatal("items whose parts reuse their memory are not marked Transient")
+		t.Fatalf("%s whose parts reuse their memory are not marked Transient", list)
 	}
 	var parts []func(func(any) bool)
 	lazy.(model.Lazy).Parts(func(p func(func(any) bool)) bool { parts = append(parts, p); return true })
 	if len(parts) < 2 {
-		t.Fatalf("%d parts of %d items: want several", len(parts), len(want.([]any)))
+		t.Fatalf("%d parts of %d %s: want several", len(parts), len(want.([]any)), list)
 	}
 	got := make([][]string, len(parts))
 	var wg sync.WaitGroup
@@ -82,11 +84,7 @@ func testStreamViewParts(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			parts[k](func(o any) bool {
-				if a, ok := o.(model.Appender); ok {
-					got[k] = append(got[k], string(a.AppendIndented(nil, 0, render.AppendJSONString)))
-				} else {
-					got[k] = append(got[k], string(indented(t, o, 0)))
-				}
+				got[k] = append(got[k], written(t, o))
 				return true
 			})
 		}()
@@ -97,18 +95,27 @@ func testStreamViewParts(t *testing.T) {
 		all = append(all, g...)
 	}
 	if len(all) != len(want.([]any)) {
-		t.Fatalf("the parts give %d items, View %d", len(all), len(want.([]any)))
+		t.Fatalf("the parts give %d %s, View %d", len(all), list, len(want.([]any)))
 	}
 	for i, w := range want.([]any) {
 		if b := indented(t, w, 0); string(b) != all[i] {
-			t.Fatalf("item %d from a part:\n%s\nView:\n%s", i, all[i], b)
+			t.Fatalf("%s %d from a part:\n%s\nView:\n%s", list, i, all[i], b)
 		}
 	}
 	n := 0
 	parts[1](func(any) bool { n++; return n < 5 })
 	if n != 5 {
-		t.Fatalf("a part stopped after 5 items yielded %d", n)
+		t.Fatalf("a part stopped after 5 %s yielded %d", list, n)
 	}
+}
+
+// written is the text of o, an item of a part, as rewind state writes it
+// at depth 0.
+func written(t *testing.T, o any) string {
+	if a, ok := o.(model.Appender); ok {
+		return string(a.AppendIndented(nil, 0, render.AppendJSONString))
+	}
+	return string(indented(t, o, 0))
 }
 
 // foldGenerated is the state after every event of a generated DeltaMind
@@ -120,14 +127,20 @@ func foldGenerated(t *testing.T, n int, seed int64) model.State {
 
 // Two parts of a walk that reuses its windows (partWin small), run in turn,
 // each leaving an item unwritten while the other makes 300, write View's
-// items: no part reads into a window that holds the strings of an item
-// the other has not written yet.
+// items and rejected lines: no part reads into a window that holds the
+// strings of an item the other has not written yet.
 func TestStreamViewPartsReuseWindows(t *testing.T) {
 	defer func(w int) { partWin = w }(partWin)
 	partWin = firstWin
-	s := foldGenerated(t, 4*streamBatch, 3)
-	want, _ := s.View().Get("items")
-	lazy, _ := Format.(model.StreamViews).StreamView(s).Get("items")
+	s := foldGenerated(t, 40000, 3)
+	for _, list := range []string{"items", "rejected"} {
+		t.Run(list, func(t *testing.T) { testPartsReuseWindows(t, s, list) })
+	}
+}
+
+func testPartsReuseWindows(t *testing.T, s model.State, list string) {
+	want, _ := s.View().Get(list)
+	lazy, _ := Format.(model.StreamViews).StreamView(s).Get(list)
 	var parts []func(func(any) bool)
 	lazy.(model.Lazy).Parts(func(p func(func(any) bool)) bool { parts = append(parts, p); return true })
 	if len(parts) < 2 {
@@ -154,7 +167,7 @@ func TestStreamViewPartsReuseWindows(t *testing.T) {
 					_, ok := <-turns[k]
 					alone = !ok
 				}
-				got[k] = append(got[k], string(o.(model.Appender).AppendIndented(nil, 0, render.AppendJSONString)))
+				got[k] = append(got[k], written(t, o))
 				return true
 			})
 			if !alone {
@@ -167,11 +180,11 @@ func TestStreamViewPartsReuseWindows(t *testing.T) {
 	for k := range 2 {
 		for i, g := range got[k] {
 			if w := string(indented(t, want.([]any)[k*streamBatch+i], 0)); g != w {
-				t.Fatalf("part %d, item %d written as\n%s\nView's\n%s", k, i, g, w)
+				t.Fatalf("part %d, %s %d written as\n%s\nView's\n%s", k, list, i, g, w)
 			}
 		}
-		if len(got[k]) != streamBatch {
-			t.Fatalf("part %d wrote %d items, want %d", k, len(got[k]), streamBatch)
+		if n := min(streamBatch, len(want.([]any))-k*streamBatch); len(got[k]) != n {
+			t.Fatalf("part %d wrote %d %s, want %d", k, len(got[k]), list, n)
 		}
 	}
 }
