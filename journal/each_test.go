@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,7 @@ func TestUpdateEachGivesWhatEachReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []seen
+		var got, prepared []seen
 		for _, size := range steps {
 			if err := os.WriteFile(path, data[:size], 0o644); err != nil {
 				t.Fatal(err)
@@ -71,13 +72,61 @@ func TestUpdateEachGivesWhatEachReads(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// The same steps again, through UpdateEachPrepared, on a journal
+		// of its own: each event comes with its line as prepare read it.
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		jp, err := Open(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := 0
+		for _, size := range steps {
+			if err := os.WriteFile(path, data[:size], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := jp.UpdateEachPrepared(int64(size), func(lines [][]byte, prev any) any {
+				p, _ := prev.(*[]string)
+				if p == nil {
+					p = new([]string)
+				}
+				*p = (*p)[:0]
+				for _, l := range lines {
+					*p = append(*p, string(l))
+				}
+				return p
+			}, func(ev model.Event, p any, i int) error {
+				if i == 0 {
+					blocks++
+				}
+				if lines := *p.(*[]string); i >= len(lines) || lines[i] != string(ev.Raw) {
+					// fn runs on the index's committing goroutine: no t.Fatal.
+					return fmt.Errorf("event %d is line %d of its block, which prepare did not read as %.80q", ev.Pos, i, ev.Raw)
+				}
+				prepared = append(prepared, seen{ev.Pos, ev.Line, ev.Off, string(ev.Raw)})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		jp.Close()
+		if blocks < 3 {
+			t.Fatalf("steps %v: prepare read %d blocks, want several", steps, blocks)
+		}
 		want := collect(t, j, 1)
 		if len(want) < 19000 || len(got) != len(want) {
 			t.Fatalf("steps %v: UpdateEach gave %d events, Each %d", steps, len(got), len(want))
 		}
+		if len(prepared) != len(want) {
+			t.Fatalf("steps %v: UpdateEachPrepared gave %d events, Each %d", steps, len(prepared), len(want))
+		}
 		for i := range want {
 			if got[i] != want[i] {
 				t.Fatalf("steps %v: event %d: UpdateEach %+v, Each %+v", steps, i+1, clipSeen(got[i]), clipSeen(want[i]))
+			}
+			if prepared[i] != want[i] {
+				t.Fatalf("steps %v: event %d: UpdateEachPrepared %+v, Each %+v", steps, i+1, clipSeen(prepared[i]), clipSeen(want[i]))
 			}
 		}
 		j.Close()

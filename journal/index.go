@@ -65,6 +65,10 @@ type block struct {
 	lines int32
 	done  chan struct{}
 	spare chan []Record // reusable record buffers, so blocks make no garbage
+	// prepared is what ScanBlocks' prepare returned for the block, and
+	// spareP the results the committer is done with, for reuse.
+	prepared any
+	spareP   chan any
 }
 
 // badDetail is why the record at index i of a block is bad.
@@ -80,7 +84,7 @@ type badDetail struct {
 // order as each block is done, so readers see the index grow. Scan must not
 // be called concurrently with itself.
 func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
-	return ix.ScanBlocks(r, size, nil)
+	return ix.ScanBlocks(r, size, nil, nil)
 }
 
 // ScanBlocks is Scan calling fn, when not nil, on the committing goroutine
@@ -89,7 +93,16 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 // as committed (with their lines and positions). data and recs are only
 // valid during the call, and the scan waits for fn, so a caller that folds
 // the events there reads each byte once, from the index's own buffer.
-func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off int64, recs []Record)) (int, error) {
+//
+// prepare, when not nil, is called with each block (its records
+// classified, their lines and positions not yet counted from the file's
+// start) on the goroutine that classified it, right after, and fn gets
+// what it returned as p: work on the block's lines that does not depend on
+// the blocks before runs there, on another CPU than fn's. prev is what an
+// earlier call returned, once fn is done with it (nil at first), for its
+// memory to be reused.
+func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, prepare func(data []byte, off int64, recs []Record, prev any) any,
+	fn func(data []byte, off int64, recs []Record, p any)) (int, error) {
 	ix.mu.RLock()
 	pos, line := ix.next, ix.line
 	ix.mu.RUnlock()
@@ -119,6 +132,7 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 		order   = make(chan *block, 2*workers+1)
 		free    = make(chan []byte, 2*workers+2)
 		spare   = make(chan []Record, 2*workers+2) // record buffers back from the committer
+		spareP  = make(chan any, 2*workers+2)      // prepare's results back from the committer
 		wg      sync.WaitGroup
 		commitW sync.WaitGroup
 		scanErr error
@@ -130,8 +144,8 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 			go func(c *classifier) {
 				defer wg.Done()
 				for b := range jobs {
-					b.spare = spare
-					ix.classifyBlock(c, b)
+					b.spare, b.spareP = spare, spareP
+					ix.classifyBlock(c, b, prepare)
 					close(b.done)
 				}
 			}(ix.workers[w])
@@ -154,7 +168,7 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 			}
 			ix.commit(b.recs, b.bad, next, line, 0)
 			if fn != nil && b.data != nil {
-				fn(b.data, b.off, b.recs)
+				fn(b.data, b.off, b.recs, b.prepared)
 			}
 			total += len(b.recs)
 			if b.data != nil {
@@ -166,6 +180,12 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 				case spare <- b.recs[:0]:
 				default:
 				}
+				if b.prepared != nil {
+					select {
+					case spareP <- b.prepared:
+					default:
+					}
+				}
 			}
 		}
 	}()
@@ -173,8 +193,8 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 		b.done = make(chan struct{})
 		order <- b
 		if workers == 0 {
-			b.spare = spare
-			ix.classifyBlock(ix.cls, b)
+			b.spare, b.spareP = spare, spareP
+			ix.classifyBlock(ix.cls, b, prepare)
 			close(b.done)
 		} else {
 			jobs <- b
@@ -256,9 +276,22 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, fn func(data []byte, off 
 	return total, scanErr
 }
 
-// classifyBlock splits a block into lines and classifies each. Record line
-// numbers are relative to the block (the committer adds the base).
-func (ix *Index) classifyBlock(c *classifier, b *block) {
+// classifyBlock splits a block into lines and classifies each, then calls
+// prepare (when not nil) on it. Record line numbers are relative to the
+// block (the committer adds the base).
+func (ix *Index) classifyBlock(c *classifier, b *block, prepare func(data []byte, off int64, recs []Record, prev any) any) {
+	ix.classify(c, b)
+	if prepare != nil && b.data != nil {
+		var prev any
+		select {
+		case prev = <-b.spareP:
+		default:
+		}
+		b.prepared = prepare(b.data, b.off, b.recs, prev)
+	}
+}
+
+func (ix *Index) classify(c *classifier, b *block) {
 	if b.data == nil {
 		b.long.Line = 1
 		b.recs, b.lines = []Record{b.long}, 1

@@ -141,6 +141,19 @@ func (j *Journal) UpdateTo(size int64) (int, error) {
 // during the call. After fn returns an error it is not called again; the
 // index is still completed, and the error is returned.
 func (j *Journal) UpdateEach(size int64, fn func(ev model.Event) error) (int, error) {
+	return j.UpdateEachPrepared(size, nil, func(ev model.Event, _ any, _ int) error { return fn(ev) })
+}
+
+// UpdateEachPrepared is UpdateEach for a fold that reads the lines of a
+// block before folding them (model.Preparer): prepare, when not nil, gets
+// the lines (Raw) of each block's events, in order, on the goroutine that
+// classified them (Index.ScanBlocks), and fn gets each event with what
+// prepare returned for its block and the event's index among those lines.
+// The lines stay valid until fn returns for the block's last event. prev
+// is prepare's result for an earlier block that fn is done with, or nil.
+// A JSON-array journal's events are read back one at a time, each its own
+// block.
+func (j *Journal) UpdateEachPrepared(size int64, prepare func(lines [][]byte, prev any) any, fn func(ev model.Event, p any, i int) error) (int, error) {
 	if j.size.Load() == 0 && j.Index.Consumed() == 0 {
 		j.form.Store(uint32(detectForm(j.f, size)))
 	}
@@ -150,11 +163,42 @@ func (j *Journal) UpdateEach(size int64, fn func(ev model.Event) error) (int, er
 		if err != nil || n == 0 {
 			return n, err
 		}
-		return n, j.Each(1, int(^uint(0)>>1), fn)
+		var p any
+		var line [1][]byte
+		return n, j.Each(1, int(^uint(0)>>1), func(ev model.Event) error {
+			if prepare != nil {
+				line[0] = ev.Raw
+				p = prepare(line[:], p)
+			}
+			return fn(ev, p, 0)
+		})
 	}
 	j.size.Store(size)
+	var prep func(data []byte, off int64, recs []Record, prev any) any
+	if prepare != nil {
+		prep = func(data []byte, off int64, recs []Record, prev any) any {
+			pb, _ := prev.(*preparedBlock)
+			if pb == nil {
+				pb = &preparedBlock{}
+			}
+			pb.lines = pb.lines[:0]
+			for _, rec := range recs {
+				if !rec.Problem.Bad() {
+					s := rec.Off - off
+					pb.lines = append(pb.lines, data[s:s+rec.Len])
+				}
+			}
+			pb.p = prepare(pb.lines, pb.p)
+			return pb
+		}
+	}
 	var fnErr error
-	n, err := j.Index.ScanBlocks(j.f, size, func(data []byte, off int64, recs []Record) {
+	n, err := j.Index.ScanBlocks(j.f, size, prep, func(data []byte, off int64, recs []Record, p any) {
+		var bp any
+		if pb, ok := p.(*preparedBlock); ok {
+			bp = pb.p
+		}
+		i := 0
 		for _, rec := range recs {
 			if fnErr != nil {
 				return
@@ -163,13 +207,21 @@ func (j *Journal) UpdateEach(size int64, fn func(ev model.Event) error) (int, er
 				continue
 			}
 			s := rec.Off - off
-			fnErr = fn(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: data[s : s+rec.Len], Src: j.f})
+			fnErr = fn(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: data[s : s+rec.Len], Src: j.f}, bp, i)
+			i++
 		}
 	})
 	if err == nil {
 		err = fnErr
 	}
 	return n, err
+}
+
+// preparedBlock is UpdateEachPrepared's result of prepare for one block:
+// the lines it was given (kept for reuse) and what it returned.
+type preparedBlock struct {
+	lines [][]byte
+	p     any
 }
 
 // detectForm looks at the first bytes of the file.

@@ -124,6 +124,27 @@ type Format interface {
 	Describe(ev Event) Row
 }
 
+// A Preparer is a Format whose Apply first reads what it needs of the
+// event's line, from the line alone, and then folds that: Prepare does the
+// first part for a batch of lines and ApplyPrepared the second, so that a
+// fold that indexes as it goes (app.Session.FoldWhileIndexing) reads the
+// lines of one block on the CPU that classified them while the events
+// before are folded on another.
+type Preparer interface {
+	Format
+	// Prepare reads lines (events' Raw bytes, in file order) and returns
+	// what ApplyPrepared needs of each, in a value of the format's own,
+	// which may view the lines: they stay unchanged until the last
+	// ApplyPrepared of the batch returns. prev, when not nil, is what an
+	// earlier call returned, no longer in use, whose memory Prepare may
+	// reuse. Prepare is safe for concurrent use, with itself and with
+	// Apply and ApplyPrepared; it never panics on hostile input.
+	Prepare(lines [][]byte, prev any) any
+	// ApplyPrepared returns Apply(s, ev), ev being the event of lines[i]
+	// of the batch that Prepare read into p.
+	ApplyPrepared(s State, ev Event, p any, i int) State
+}
+
 // LogDocs is implemented by formats whose projection documents include a
 // log that grows at its end (Delta Engine's CONVERSATION): a pane that has
 // room for part of a long document shows its end rather than its start.

@@ -107,7 +107,18 @@ func (r *Replay) StateAt(pos int) (model.State, error) {
 // rather than asking StateAt to read them back; it keeps keyframes as
 // StateAt does. It reports false, folding nothing, when ev is not the
 // event right after the tip.
-func (r *Replay) Follow(ev model.Event) bool {
+func (r *Replay) Follow(ev model.Event) bool { return r.follow(ev, nil, nil, 0) }
+
+// FollowPrepared is Follow for a format that is a model.Preparer, whose
+// Prepare read ev's line into p, as lines[i] of its batch: ev is folded
+// with ApplyPrepared.
+func (r *Replay) FollowPrepared(f model.Preparer, ev model.Event, p any, i int) bool {
+	return r.follow(ev, f, p, i)
+}
+
+// follow is Follow, folding ev with f.ApplyPrepared(…, p, i) when f is
+// not nil.
+func (r *Replay) follow(ev model.Event, f model.Preparer, p any, i int) bool {
 	r.mu.Lock()
 	s, at := r.tip, r.tipPos
 	if s == nil {
@@ -117,7 +128,11 @@ func (r *Replay) Follow(ev model.Event) bool {
 	if ev.Pos != at+1 {
 		return false
 	}
-	s = r.F.Apply(s, ev)
+	if f != nil {
+		s = f.ApplyPrepared(s, ev, p, i)
+	} else {
+		s = r.F.Apply(s, ev)
+	}
 	if ev.Pos%r.K == 0 {
 		r.addKey(ev.Pos/r.K, s)
 	}

@@ -305,6 +305,55 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 	if !sc.scan(ev.Raw) {
 		return s
 	}
+	return f.apply(s, ev, &sc)
+}
+
+// Prepare scans each line of a batch as Apply does (scanned.scan) into a
+// []preparedLine, reusing prev's memory; see model.Preparer.
+func (format) Prepare(lines [][]byte, prev any) any {
+	p, _ := prev.(*[]preparedLine)
+	if p == nil {
+		p = new([]preparedLine)
+	}
+	if cap(*p) < len(lines) {
+		*p = make([]preparedLine, len(lines))
+	}
+	*p = (*p)[:len(lines)]
+	for i, line := range lines {
+		pl := &(*p)[i]
+		pl.ok = pl.sc.scan(line)
+	}
+	return p
+}
+
+// preparedLine is what Prepare read of one line: scan's result and what
+// it returned.
+type preparedLine struct {
+	sc scanned
+	ok bool
+}
+
+// ApplyPrepared is Apply(st, ev), ev's line being the i-th of the batch
+// Prepare read into p.
+func (f format) ApplyPrepared(st model.State, ev model.Event, p any, i int) model.State {
+	s, ok := st.(*state)
+	if !ok || s == nil {
+		return st
+	}
+	lines, _ := p.(*[]preparedLine)
+	if lines == nil || i < 0 || i >= len(*lines) {
+		return f.Apply(st, ev)
+	}
+	pl := &(*lines)[i]
+	if !pl.ok {
+		return s
+	}
+	return f.apply(s, ev, &pl.sc)
+}
+
+// apply is Apply for the line of ev, which scan read into sc.
+func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
+	var ok bool
 	var cp *checkpointLine
 	step := uint8(stepItem)
 	switch sc.typ {
@@ -332,7 +381,7 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 	if lin.claimed != s.v {
 		// A state after s exists: reuse its step if this is the same
 		// line, fork otherwise.
-		if lin.reuse(f, &ns, &sc, ev, cp) {
+		if lin.reuse(f, &ns, sc, ev, cp) {
 			lin.mu.Unlock()
 			return &ns
 		}
@@ -345,16 +394,16 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 	from, to := uint8(noClass), uint8(noClass)
 	switch step {
 	case stepItem:
-		vd := lin.judge(&ns, &sc)
+		vd := lin.judge(&ns, sc)
 		if vd.why != whyNone {
 			step = stepDisagreement
 			ns.nDisagreements++
-			lin.disagreements.add(rec{loc: lin.locate(ev), pos: uint64(ev.Pos)&(1<<posBits-1) | uint64(vd.why)<<56 | uint64(vd.oldKind)<<posBits})
+			lin.disagreements.add(rec{loc: lin.locate(ev, sc.check), pos: uint64(ev.Pos)&(1<<posBits-1) | uint64(vd.why)<<56 | uint64(vd.oldKind)<<posBits})
 			break
 		}
 		from, to = vd.from, vd.to
 		k := lin.ivs.len()
-		lin.ivs.add(withClass(lin.locate(ev), to))
+		lin.ivs.add(withClass(lin.locate(ev, sc.check), to))
 		if vd.item < 0 {
 			lin.revs.add(-1)
 			ns.item = int32(lin.items.add(uint32(k)))
@@ -372,7 +421,7 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 		}
 	case stepRejected:
 		ns.nRejected++
-		lin.rejected.add(rec{loc: lin.locate(ev), pos: uint64(ev.Pos) & (1<<posBits - 1)})
+		lin.rejected.add(rec{loc: lin.locate(ev, sc.check), pos: uint64(ev.Pos) & (1<<posBits - 1)})
 	case stepCheckpoint:
 		ns.checkpoint = cp
 	}
@@ -392,7 +441,7 @@ func (l *lineage) reuse(f format, ns *state, sc *scanned, ev model.Event, cp *ch
 	switch l.step(ns.v) {
 	case stepItem:
 		k := ns.seq
-		if sc.typ != lineAccepted || k >= int64(l.ivs.len()) || !l.matches(l.ivs.at(int(k)), ev) || !sameVariant(l.variantOf(int32(k)), f) {
+		if sc.typ != lineAccepted || k >= int64(l.ivs.len()) || !l.matches(l.ivs.at(int(k)), ev, sc.check) || !sameVariant(l.variantOf(int32(k)), f) {
 			return false
 		}
 		ns.seq++
@@ -408,13 +457,13 @@ func (l *lineage) reuse(f format, ns *state, sc *scanned, ev model.Event, cp *ch
 		}
 	case stepRejected:
 		k := int(ns.nRejected)
-		if sc.typ != lineRejected || k >= l.rejected.len() || !l.matchesRec(l.rejected.at(k), ev) {
+		if sc.typ != lineRejected || k >= l.rejected.len() || !l.matchesRec(l.rejected.at(k), ev, sc.check) {
 			return false
 		}
 		ns.nRejected++
 	case stepDisagreement:
 		k := int(ns.nDisagreements)
-		if sc.typ != lineAccepted || k >= l.disagreements.len() || !l.matchesRec(l.disagreements.at(k), ev) {
+		if sc.typ != lineAccepted || k >= l.disagreements.len() || !l.matchesRec(l.disagreements.at(k), ev, sc.check) {
 			return false
 		}
 		ns.nDisagreements++
@@ -427,9 +476,10 @@ func (l *lineage) reuse(f format, ns *state, sc *scanned, ev model.Event, cp *ch
 	return true
 }
 
-// matchesRec reports whether r is the record of event ev.
-func (l *lineage) matchesRec(r rec, ev model.Event) bool {
-	return r.at() == ev.Pos && l.matches(r.loc, ev)
+// matchesRec reports whether r is the record of event ev, whose line's
+// lineCheck is check.
+func (l *lineage) matchesRec(r rec, ev model.Event, check uint64) bool {
+	return r.at() == ev.Pos && l.matches(r.loc, ev, check)
 }
 
 // isRevision reports whether delta kind k changes an existing item (by

@@ -225,12 +225,12 @@ func (l *lineage) lookup(id []byte, n int32) (int32, bool) { return l.ids.lookup
 // locate returns the loc of event ev's line (with its check, without a
 // class), keeping the bytes inline when they cannot be read back from the
 // lineage's file. The caller holds l.mu.
-func (l *lineage) locate(ev model.Event) uint64 {
+func (l *lineage) locate(ev model.Event, check uint64) uint64 {
 	line, off, _ := trimmed(ev)
 	if l.src == nil && ev.Src != nil && reflect.TypeOf(ev.Src).Comparable() {
 		l.src = ev.Src
 	}
-	check := lineCheck(line) << checkOff
+	check <<= checkOff
 	if ev.Src != nil && ev.Src == l.src && off >= 0 && off <= maxOff && len(line) > 0 {
 		return check | uint64(off)
 	}
@@ -243,11 +243,11 @@ func (l *lineage) inlineLine(loc uint64) []byte {
 	return l.inline.get(l.inl.at(int(locOf(loc) &^ locInline)))
 }
 
-// matches reports whether entry loc's line is line of event ev. The
-// caller holds l.mu.
-func (l *lineage) matches(loc uint64, ev model.Event) bool {
+// matches reports whether entry loc's line is line of event ev, whose
+// lineCheck is check. The caller holds l.mu.
+func (l *lineage) matches(loc uint64, ev model.Event, check uint64) bool {
 	line, off, ok := trimmed(ev)
-	if checkOf(loc) != lineCheck(line) {
+	if checkOf(loc) != check {
 		return false
 	}
 	if loc&locInline != 0 {
@@ -259,7 +259,13 @@ func (l *lineage) matches(loc uint64, ev model.Event) bool {
 // trimmed returns ev's line without the whitespace around it and the
 // offset of its first byte.
 func trimmed(ev model.Event) ([]byte, int64, bool) {
-	raw := ev.Raw
+	line, start := trimSpace(ev.Raw)
+	return line, ev.Off + int64(start), ev.Src != nil
+}
+
+// trimSpace returns raw without the whitespace around it, and where it
+// starts in raw.
+func trimSpace(raw []byte) ([]byte, int) {
 	start := 0
 	for start < len(raw) && isSpace(raw[start]) {
 		start++
@@ -268,7 +274,7 @@ func trimmed(ev model.Event) ([]byte, int64, bool) {
 	for end > start && isSpace(raw[end-1]) {
 		end--
 	}
-	return raw[start:end], ev.Off + int64(start), ev.Src != nil
+	return raw[start:end], start
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

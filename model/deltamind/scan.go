@@ -33,6 +33,9 @@ type scanned struct {
 	id, target []byte
 	branch     bool // mode is "branch"
 	turns      int  // entries of sourceTurns
+	// check is the lineCheck of the line without the whitespace around
+	// it, for a line of one of the types the fold tells apart.
+	check uint64
 }
 
 // Indexes of the delta kinds in deltaKinds.
@@ -182,6 +185,10 @@ func (sc *scanned) scan(raw []byte) bool {
 		case "checkpoint":
 			sc.typ = lineCheckpoint
 		}
+	}
+	if sc.typ != lineOther {
+		line, _ := trimSpace(raw)
+		sc.check = lineCheck(line)
 	}
 	return true
 }
