@@ -33,3 +33,31 @@ func (l *LiveFold) Each(j *journal.Journal, ev model.Event) bool {
 	r := l.r.Load()
 	return r != nil && r.J == j && r.Follow(ev)
 }
+
+// Prepare returns how the lines of j are read ahead of the fold
+// (tail.Options.Prepare): the Prepare of the shown replay's format when
+// the replay is j's and its format is a model.Preparer, else nil.
+func (l *LiveFold) Prepare(j *journal.Journal) func(lines [][]byte, prev any) any {
+	r := l.r.Load()
+	if r == nil || r.J != j {
+		return nil
+	}
+	if p, ok := r.F.(model.Preparer); ok {
+		return p.Prepare
+	}
+	return nil
+}
+
+// EachPrepared is Each for an event whose line Prepare's function read into
+// p, as line i of its batch (tail.Options.EachPrepared). A replay shown
+// since, whose format is not a Preparer, folds the event with Follow.
+func (l *LiveFold) EachPrepared(j *journal.Journal, ev model.Event, p any, i int) bool {
+	r := l.r.Load()
+	if r == nil || r.J != j {
+		return false
+	}
+	if f, ok := r.F.(model.Preparer); ok {
+		return r.FollowPrepared(f, ev, p, i)
+	}
+	return r.Follow(ev)
+}

@@ -3,8 +3,10 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,63 +22,82 @@ import (
 // A journal opened the way the TUI opens it (a prefix, the first screen's
 // state, then the backlog in steps) has its keyframes made while the
 // backlog is indexed, and the state at every position is still the one
-// the straightforward fold gives.
+// the straightforward fold gives; also when the lines are read ahead of
+// the fold on the index's workers (LiveFold.Prepare: DeltaMind's are,
+// 3000 events is several blocks).
 func TestLiveFoldFoldsTheBacklogAsItIsIndexed(t *testing.T) {
 	for _, format := range []string{model.DurableStream, model.DeltaEngine, model.DeltaMind} {
-		t.Run(format, func(t *testing.T) {
-			p := journaltest.GeneratedPath(t, format, "journal.jsonl", 3000, 1)
-			fold := new(app.LiveFold)
-			f, err := tail.Follow(context.Background(), p, tail.Options{
-				Initial: 64 << 10, Step: 128 << 10, Hold: time.Hour, Poll: time.Hour, Each: fold.Each})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			sess, err := app.FromJournal(journal.Target{Journal: p}, f.Journal(), app.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			fold.Show(sess.R)
-			first := sess.R.Events()
-			if _, err := sess.R.StateAt(first); err != nil { // the first screen
-				t.Fatal(err)
-			}
-			f.Resume()
-			waitIndexed(t, f)
-			n := sess.R.Events()
-			if n <= first+2*replay.DefaultInterval {
-				t.Fatalf("%d events, %d of them in the prefix: the backlog is too small to show anything", n, first)
-			}
-			if k := sess.R.Keyframes(); k < n-replay.DefaultInterval {
-				t.Fatalf("keyframes cover %d of %d events once the backlog is indexed: the fold did not go with the index", k, n)
-			}
-			// Around every keyframe, and at positions between them.
-			check := func(pos int) bool {
-				k := pos % replay.DefaultInterval
-				return k <= 1 || k == replay.DefaultInterval-1 || pos%97 == 0 || pos == n
-			}
-			want := map[int]string{}
-			err = replay.Fold(f.Journal(), sess.F, func(pos int, s model.State) {
-				if check(pos) {
-					want[pos] = stateJSON(t, sess.F, s, pos)
-				}
+		for _, prepare := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/prepare=%v", format, prepare), func(t *testing.T) {
+				testLiveFold(t, format, prepare)
 			})
-			if err != nil || want[n] == "" {
-				t.Fatalf("reference fold: %v", err)
-			}
-			for pos := n; pos >= 1; pos-- {
-				if !check(pos) {
-					continue
-				}
-				s, err := sess.R.StateAt(pos)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := stateJSON(t, sess.F, s, pos); got != want[pos] {
-					t.Fatalf("state at %d differs from the straightforward fold", pos)
-				}
-			}
-		})
+		}
+	}
+}
+
+func testLiveFold(t *testing.T, format string, prepare bool) {
+	p := journaltest.GeneratedPath(t, format, "journal.jsonl", 3000, 1)
+	fold := new(app.LiveFold)
+	o := tail.Options{Initial: 64 << 10, Step: 128 << 10, Hold: time.Hour, Poll: time.Hour, Each: fold.Each}
+	var prepared atomic.Int64 // events folded from lines read ahead
+	if prepare {
+		o.Prepare = fold.Prepare
+		o.EachPrepared = func(j *journal.Journal, ev model.Event, p any, i int) bool {
+			prepared.Add(1)
+			return fold.EachPrepared(j, ev, p, i)
+		}
+	}
+	f, err := tail.Follow(context.Background(), p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sess, err := app.FromJournal(journal.Target{Journal: p}, f.Journal(), app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fold.Show(sess.R)
+	first := sess.R.Events()
+	if _, err := sess.R.StateAt(first); err != nil { // the first screen
+		t.Fatal(err)
+	}
+	f.Resume()
+	waitIndexed(t, f)
+	n := sess.R.Events()
+	if n <= first+2*replay.DefaultInterval {
+		t.Fatalf("%d events, %d of them in the prefix: the backlog is too small to show anything", n, first)
+	}
+	if k := sess.R.Keyframes(); k < n-replay.DefaultInterval {
+		t.Fatalf("keyframes cover %d of %d events once the backlog is indexed: the fold did not go with the index", k, n)
+	}
+	if want := prepare && format == model.DeltaMind; (prepared.Load() >= int64(n-first)) != want {
+		t.Fatalf("%d of the %d events of the backlog were folded from lines read ahead; want all: %v", prepared.Load(), n-first, want)
+	}
+	// Around every keyframe, and at positions between them.
+	check := func(pos int) bool {
+		k := pos % replay.DefaultInterval
+		return k <= 1 || k == replay.DefaultInterval-1 || pos%97 == 0 || pos == n
+	}
+	want := map[int]string{}
+	err = replay.Fold(f.Journal(), sess.F, func(pos int, s model.State) {
+		if check(pos) {
+			want[pos] = stateJSON(t, sess.F, s, pos)
+		}
+	})
+	if err != nil || want[n] == "" {
+		t.Fatalf("reference fold: %v", err)
+	}
+	for pos := n; pos >= 1; pos-- {
+		if !check(pos) {
+			continue
+		}
+		s, err := sess.R.StateAt(pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stateJSON(t, sess.F, s, pos); got != want[pos] {
+			t.Fatalf("state at %d differs from the straightforward fold", pos)
+		}
 	}
 }
 
