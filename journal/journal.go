@@ -148,7 +148,8 @@ func (j *Journal) UpdateEach(size int64, fn func(ev model.Event) error) (int, er
 // block before folding them (model.Preparer): prepare, when not nil, gets
 // the lines (Raw) of each block's events, in order, on the goroutine that
 // classified them (Index.ScanBlocks), and fn gets each event with what
-// prepare returned for its block and the event's index among those lines.
+// prepare returned for its block and the event's index i among those
+// lines: ev.Raw is the very slice lines[i].
 // The lines stay valid until fn returns for the block's last event. prev
 // is prepare's result for an earlier block that fn is done with, or nil.
 // A JSON-array journal's events are read back one at a time, each its own

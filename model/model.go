@@ -141,7 +141,9 @@ type Preparer interface {
 	// Apply and ApplyPrepared; it never panics on hostile input.
 	Prepare(lines [][]byte, prev any) any
 	// ApplyPrepared returns Apply(s, ev), ev being the event of lines[i]
-	// of the batch that Prepare read into p. A p that this format's
+	// of the batch that Prepare read into p: ev.Raw is that very slice,
+	// so what Prepare read may point into it as Apply's reading of
+	// ev.Raw would (a Delta Engine text's offset). A p that this format's
 	// Prepare did not return (the format of a fold changed between the
 	// two) makes it read ev's line itself, as Apply does.
 	ApplyPrepared(s State, ev Event, p any, i int) State

@@ -107,3 +107,48 @@ func (h Harness) Match(t testing.TB, data []byte, fold, ref model.Format, check 
 		t.Fatal(err)
 	}
 }
+
+// MatchPrepared opens data (see Open) and folds its events with f's
+// Prepare and ApplyPrepared (f must be a model.Preparer), in batches of 1,
+// 5 and 257 lines, each batch read into the memory of the one before, and
+// with Apply: t fails where their Output differs, compared after every
+// event of a journal of fewer than 300 events, and after every 97th and
+// the last of a longer one (the state compared grows with the journal).
+// As journal.UpdateEachPrepared does, each event's Raw is the very slice
+// its batch held.
+func (h Harness) MatchPrepared(t testing.TB, data []byte, f model.Format) {
+	t.Helper()
+	p, ok := f.(model.Preparer)
+	if !ok {
+		t.Fatalf("%s is not a model.Preparer", f.Name())
+	}
+	sess := h.Open(t, data)
+	var evs []model.Event
+	if err := sess.J.Each(1, sess.R.Events(), func(ev model.Event) error {
+		ev.Raw = bytes.Clone(ev.Raw)
+		evs = append(evs, ev)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range []int{1, 5, 257} {
+		s, ps := f.Init(), f.Init()
+		var prep any
+		for lo := 0; lo < len(evs); lo += batch {
+			hi := min(lo+batch, len(evs))
+			lines := make([][]byte, 0, hi-lo)
+			for _, ev := range evs[lo:hi] {
+				lines = append(lines, ev.Raw)
+			}
+			prep = p.Prepare(lines, prep)
+			for i, ev := range evs[lo:hi] {
+				s, ps = f.Apply(s, ev), p.ApplyPrepared(ps, ev, prep, i)
+				if len(evs) < 300 || ev.Pos%97 == 0 || ev.Pos == len(evs) {
+					if got, want := h.Output(t, f, ps, ev.Pos), h.Output(t, f, s, ev.Pos); !bytes.Equal(got, want) {
+						t.Fatalf("batches of %d, after event %d (%.120q): prepared and applied differ %s", batch, ev.Pos, ev.Raw, FirstDiff(got, want))
+					}
+				}
+			}
+		}
+	}
+}

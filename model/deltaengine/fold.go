@@ -131,6 +131,54 @@ func (f format) Apply(s model.State, ev model.Event) model.State {
 	if !ok {
 		return s
 	}
+	return f.apply(st, ev, &l)
+}
+
+// Prepare parses each line of a batch as Apply does (parseLine) into a
+// []preparedLine, reusing prev's memory; see model.Preparer.
+func (format) Prepare(lines [][]byte, prev any) any {
+	p, _ := prev.(*[]preparedLine)
+	if p == nil {
+		p = new([]preparedLine)
+	}
+	if cap(*p) < len(lines) {
+		*p = make([]preparedLine, len(lines))
+	}
+	*p = (*p)[:len(lines)]
+	for i, raw := range lines {
+		pl := &(*p)[i]
+		pl.l, pl.ok = parseLine(raw)
+	}
+	return p
+}
+
+// preparedLine is what Prepare read of one line: parseLine's results.
+type preparedLine struct {
+	l  line
+	ok bool
+}
+
+// ApplyPrepared is Apply(s, ev), ev's line being the i-th of the batch
+// Prepare read into p.
+func (f format) ApplyPrepared(s model.State, ev model.Event, p any, i int) model.State {
+	lines, _ := p.(*[]preparedLine)
+	if lines == nil || i < 0 || i >= len(*lines) {
+		return f.Apply(s, ev)
+	}
+	st, ok := s.(*state)
+	if !ok || st == nil {
+		st = f.Init().(*state)
+		s = st
+	}
+	pl := &(*lines)[i]
+	if !pl.ok {
+		return s
+	}
+	return f.apply(st, ev, &pl.l)
+}
+
+// apply is Apply for the line of ev, which parseLine read into l.
+func (f format) apply(st *state, ev model.Event, l *line) model.State {
 	n := *st // shallow copy: everything shared is persistent
 	p := &l.p
 	switch l.typ {

@@ -370,45 +370,14 @@ func short() bool { return testing.Short() || raceDetector }
 
 // TestPreparedMatchesApply folds the fixture, generated and hostile
 // journals with Prepare and ApplyPrepared (what rewind state does while
-// it indexes: the index's workers read each block's lines) in batches of
-// several sizes, each batch read into the memory of the one before, and
-// requires the state JSON and documents that Apply gives: after every line
-// of the short journals, after every 97th of the long ones (the state
-// compared grows with the journal).
+// it indexes: the index's workers read each block's lines) and with
+// Apply, and requires the same state JSON and documents (see
+// hostile.Harness.MatchPrepared).
 func TestPreparedMatchesApply(t *testing.T) {
 	for _, fx := range fixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			sess := journals.Open(t, fx.data)
 			f, _ := formats(t, fx)
-			p := f.(model.Preparer)
-			var evs []model.Event
-			if err := sess.J.Each(1, sess.R.Events(), func(ev model.Event) error {
-				ev.Raw = bytes.Clone(ev.Raw)
-				evs = append(evs, ev)
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			for _, batch := range []int{1, 5, 257} {
-				s, ps := f.Init(), f.Init()
-				var prep any
-				for lo := 0; lo < len(evs); lo += batch {
-					hi := min(lo+batch, len(evs))
-					lines := make([][]byte, 0, hi-lo)
-					for _, ev := range evs[lo:hi] {
-						lines = append(lines, ev.Raw)
-					}
-					prep = p.Prepare(lines, prep)
-					for i, ev := range evs[lo:hi] {
-						s, ps = f.Apply(s, ev), p.ApplyPrepared(ps, ev, prep, i)
-						if len(evs) < 300 || ev.Pos%97 == 0 || ev.Pos == len(evs) {
-							if got, want := output(t, f, ps, ev.Pos), output(t, f, s, ev.Pos); !bytes.Equal(got, want) {
-								t.Fatalf("batches of %d, after event %d (%.120q):\nprepared %.400s\napplied  %.400s", batch, ev.Pos, ev.Raw, got, want)
-							}
-						}
-					}
-				}
-			}
+			journals.MatchPrepared(t, fx.data, f)
 		})
 	}
 }

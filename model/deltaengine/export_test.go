@@ -1,0 +1,4 @@
+package deltaengine
+
+// HostileLines gives the external tests hostileLines.
+var HostileLines = hostileLines
