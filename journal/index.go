@@ -291,6 +291,7 @@ func (ix *Index) classifyBlock(c *classifier, b *block, prepare func(data []byte
 	}
 }
 
+// classify is classifyBlock's splitting and classifying.
 func (ix *Index) classify(c *classifier, b *block) {
 	if b.data == nil {
 		b.long.Line = 1
