@@ -23,8 +23,8 @@ import (
 // state, then the backlog in steps) has its keyframes made while the
 // backlog is indexed, and the state at every position is still the one
 // the straightforward fold gives; also when the lines are read ahead of
-// the fold on the index's workers (LiveFold.Prepare: DeltaMind's are,
-// 3000 events is several blocks).
+// the fold on the index's workers (LiveFold.Prepare: those of a format
+// that is a model.Preparer are; 3000 events is several blocks).
 func TestLiveFoldFoldsTheBacklogAsItIsIndexed(t *testing.T) {
 	for _, format := range []string{model.DurableStream, model.DeltaEngine, model.DeltaMind} {
 		for _, prepare := range []bool{false, true} {
@@ -70,7 +70,8 @@ func testLiveFold(t *testing.T, format string, prepare bool) {
 	if k := sess.R.Keyframes(); k < n-replay.DefaultInterval {
 		t.Fatalf("keyframes cover %d of %d events once the backlog is indexed: the fold did not go with the index", k, n)
 	}
-	if want := prepare && format == model.DeltaMind; (prepared.Load() >= int64(n-first)) != want {
+	_, preparer := sess.F.(model.Preparer)
+	if want := prepare && preparer; (prepared.Load() >= int64(n-first)) != want {
 		t.Fatalf("%d of the %d events of the backlog were folded from lines read ahead; want all: %v", prepared.Load(), n-first, want)
 	}
 	// Around every keyframe, and at positions between them.
