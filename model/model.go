@@ -149,6 +149,34 @@ type Preparer interface {
 	ApplyPrepared(s State, ev Event, p any, i int) State
 }
 
+// PrepareLines is how a Preparer's Prepare usually reads a batch: each of
+// lines into a T with read, in a []T that reuses prev's memory when prev
+// is what an earlier call returned (a *[]T), returned as a *[]T.
+func PrepareLines[T any](lines [][]byte, prev any, read func(line []byte, into *T)) *[]T {
+	p, _ := prev.(*[]T)
+	if p == nil {
+		p = new([]T)
+	}
+	if cap(*p) < len(lines) {
+		*p = make([]T, len(lines))
+	}
+	*p = (*p)[:len(lines)]
+	for i, line := range lines {
+		read(line, &(*p)[i])
+	}
+	return p
+}
+
+// Prepared returns the T that PrepareLines read lines[i] into, p being
+// what it returned, or nil when p is no *[]T or has no item i.
+func Prepared[T any](p any, i int) *T {
+	items, _ := p.(*[]T)
+	if items == nil || i < 0 || i >= len(*items) {
+		return nil
+	}
+	return &(*items)[i]
+}
+
 // LogDocs is implemented by formats whose projection documents include a
 // log that grows at its end (Delta Engine's CONVERSATION): a pane that has
 // room for part of a long document shows its end rather than its start.

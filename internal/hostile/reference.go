@@ -123,14 +123,7 @@ func (h Harness) MatchPrepared(t testing.TB, data []byte, f model.Format) {
 		t.Fatalf("%s is not a model.Preparer", f.Name())
 	}
 	sess := h.Open(t, data)
-	var evs []model.Event
-	if err := sess.J.Each(1, sess.R.Events(), func(ev model.Event) error {
-		ev.Raw = bytes.Clone(ev.Raw)
-		evs = append(evs, ev)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	evs := Events(t, sess)
 	for _, batch := range []int{1, 5, 257} {
 		s, ps := f.Init(), f.Init()
 		var prep any
@@ -151,4 +144,20 @@ func (h Harness) MatchPrepared(t testing.TB, data []byte, f model.Format) {
 			}
 		}
 	}
+}
+
+// Events returns every event of s's journal, in order, each with a copy of
+// its line as Raw (a journal's Each gives lines valid only during the
+// call).
+func Events(t testing.TB, s *app.Session) []model.Event {
+	t.Helper()
+	var evs []model.Event
+	if err := s.J.Each(1, s.R.Events(), func(ev model.Event) error {
+		ev.Raw = bytes.Clone(ev.Raw)
+		evs = append(evs, ev)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return evs
 }

@@ -135,21 +135,9 @@ func (f format) Apply(s model.State, ev model.Event) model.State {
 }
 
 // Prepare parses each line of a batch as Apply does (parseLine) into a
-// []preparedLine, reusing prev's memory; see model.Preparer.
+// []preparedLine (model.PrepareLines); see model.Preparer.
 func (format) Prepare(lines [][]byte, prev any) any {
-	p, _ := prev.(*[]preparedLine)
-	if p == nil {
-		p = new([]preparedLine)
-	}
-	if cap(*p) < len(lines) {
-		*p = make([]preparedLine, len(lines))
-	}
-	*p = (*p)[:len(lines)]
-	for i, raw := range lines {
-		pl := &(*p)[i]
-		pl.l, pl.ok = parseLine(raw)
-	}
-	return p
+	return model.PrepareLines(lines, prev, func(raw []byte, pl *preparedLine) { pl.l, pl.ok = parseLine(raw) })
 }
 
 // preparedLine is what Prepare read of one line: parseLine's results.
@@ -161,8 +149,8 @@ type preparedLine struct {
 // ApplyPrepared is Apply(s, ev), ev's line being the i-th of the batch
 // Prepare read into p.
 func (f format) ApplyPrepared(s model.State, ev model.Event, p any, i int) model.State {
-	lines, _ := p.(*[]preparedLine)
-	if lines == nil || i < 0 || i >= len(*lines) {
+	pl := model.Prepared[preparedLine](p, i)
+	if pl == nil {
 		return f.Apply(s, ev)
 	}
 	st, ok := s.(*state)
@@ -170,7 +158,6 @@ func (f format) ApplyPrepared(s model.State, ev model.Event, p any, i int) model
 		st = f.Init().(*state)
 		s = st
 	}
-	pl := &(*lines)[i]
 	if !pl.ok {
 		return s
 	}

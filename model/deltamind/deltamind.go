@@ -309,21 +309,9 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 }
 
 // Prepare scans each line of a batch as Apply does (scanned.scan) into a
-// []preparedLine, reusing prev's memory; see model.Preparer.
+// []preparedLine (model.PrepareLines); see model.Preparer.
 func (format) Prepare(lines [][]byte, prev any) any {
-	p, _ := prev.(*[]preparedLine)
-	if p == nil {
-		p = new([]preparedLine)
-	}
-	if cap(*p) < len(lines) {
-		*p = make([]preparedLine, len(lines))
-	}
-	*p = (*p)[:len(lines)]
-	for i, line := range lines {
-		pl := &(*p)[i]
-		pl.ok = pl.sc.scan(line)
-	}
-	return p
+	return model.PrepareLines(lines, prev, func(line []byte, pl *preparedLine) { pl.ok = pl.sc.scan(line) })
 }
 
 // preparedLine is what Prepare read of one line: scan's result and what
@@ -336,15 +324,14 @@ type preparedLine struct {
 // ApplyPrepared is Apply(st, ev), ev's line being the i-th of the batch
 // Prepare read into p.
 func (f format) ApplyPrepared(st model.State, ev model.Event, p any, i int) model.State {
+	pl := model.Prepared[preparedLine](p, i)
+	if pl == nil {
+		return f.Apply(st, ev)
+	}
 	s, ok := st.(*state)
 	if !ok || s == nil {
 		return st
 	}
-	lines, _ := p.(*[]preparedLine)
-	if lines == nil || i < 0 || i >= len(*lines) {
-		return f.Apply(st, ev)
-	}
-	pl := &(*lines)[i]
 	if !pl.ok {
 		return s
 	}

@@ -306,14 +306,7 @@ func TestForks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var evs []model.Event
-	if err := sess.J.Each(1, sess.R.Events(), func(ev model.Event) error {
-		ev.Raw = bytes.Clone(ev.Raw)
-		evs = append(evs, ev)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	evs := hostile.Events(t, sess)
 	type node struct {
 		n, r model.State
 		next int

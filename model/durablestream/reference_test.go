@@ -336,14 +336,7 @@ func TestReplayMatchesReference(t *testing.T) {
 func TestForks(t *testing.T) {
 	data := hostileJournal(t, 600, 9)
 	sess := journals.Open(t, data)
-	var evs []model.Event
-	if err := sess.J.Each(1, sess.R.Events(), func(ev model.Event) error {
-		ev.Raw = bytes.Clone(ev.Raw)
-		evs = append(evs, ev)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	evs := hostile.Events(t, sess)
 	type node struct {
 		n, r model.State
 		next int // index in evs of the event that follows in the journal
