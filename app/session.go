@@ -242,8 +242,8 @@ var errStop = errors.New("stop")
 
 // foldWorkers is how many index workers classify while FoldWhileIndexing
 // folds a format that does not prepare on the committing goroutine: with
-// two CPUs, one each for the fold and the classifying (1 GB Durable Stream, rewind state: 1.30 s with one
-// worker, 1.35 s with two).
+// two CPUs, one each for the fold and the classifying (1 GB Durable
+// Stream, rewind state: 1.30 s with one worker, 1.35 s with two).
 const foldWorkers = 1
 
 // errBehind stops FoldWhileIndexing's fold when the replay's last state is
