@@ -74,7 +74,7 @@ func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOp
 		// Index the first few MiB before the first screen and the rest in
 		// the background, with a progress bar: a 1 GB journal opens at once.
 		f, err := tail.Follow(ctx, t.Journal, tail.Options{MaxRecord: g.maxRecord, Initial: initialIndex, Hold: initialHold,
-			Each: fold.Each, Prepare: fold.Prepare, EachPrepared: fold.EachPrepared})
+			Each: fold.Each, Prepare: fold.Prepare})
 		if err != nil {
 			return usageErr("%s", describeOpenError(t.Journal, err))
 		}

@@ -25,13 +25,20 @@ type LiveFold struct {
 func (l *LiveFold) Show(r *replay.Replay) { l.r.Store(r) }
 
 // Each folds ev, an event just indexed into j, into the replay shown, if it
-// is j's and its last state is the one right before ev (replay.Follow).
-// It reports false when it folded nothing, so that the Follower stops
-// calling it for the rest of the update; the events left are folded when
-// a state past them is asked for.
-func (l *LiveFold) Each(j *journal.Journal, ev model.Event) bool {
+// is j's and its last state is the one right before ev (replay.Follow; with
+// ApplyPrepared when the index read ev's line ahead into p, as line i of
+// its block, with Prepare's function). It reports false when it folded
+// nothing, so that the Follower stops calling it for the rest of the
+// update; the events left are folded when a state past them is asked for.
+// A replay shown since Prepare, whose format does not prepare, folds ev
+// with Apply.
+func (l *LiveFold) Each(j *journal.Journal, ev model.Event, p any, i int) bool {
 	r := l.r.Load()
-	return r != nil && r.J == j && r.Follow(ev)
+	if r == nil || r.J != j {
+		return false
+	}
+	f, _ := r.F.(model.Preparer)
+	return r.FollowPrepared(f, ev, p, i)
 }
 
 // Prepare returns how the lines of j are read ahead of the fold
@@ -46,18 +53,4 @@ func (l *LiveFold) Prepare(j *journal.Journal) func(lines [][]byte, prev any) an
 		return p.Prepare
 	}
 	return nil
-}
-
-// EachPrepared is Each for an event whose line Prepare's function read into
-// p, as line i of its batch (tail.Options.EachPrepared). A replay shown
-// since, whose format is not a Preparer, folds the event with Follow.
-func (l *LiveFold) EachPrepared(j *journal.Journal, ev model.Event, p any, i int) bool {
-	r := l.r.Load()
-	if r == nil || r.J != j {
-		return false
-	}
-	if f, ok := r.F.(model.Preparer); ok {
-		return r.FollowPrepared(f, ev, p, i)
-	}
-	return r.Follow(ev)
 }

@@ -38,14 +38,16 @@ func TestLiveFoldFoldsTheBacklogAsItIsIndexed(t *testing.T) {
 func testLiveFold(t *testing.T, format string, prepare bool) {
 	p := journaltest.GeneratedPath(t, format, "journal.jsonl", 3000, 1)
 	fold := new(app.LiveFold)
-	o := tail.Options{Initial: 64 << 10, Step: 128 << 10, Hold: time.Hour, Poll: time.Hour, Each: fold.Each}
+	o := tail.Options{Initial: 64 << 10, Step: 128 << 10, Hold: time.Hour, Poll: time.Hour}
 	var prepared atomic.Int64 // events folded from lines read ahead
+	o.Each = func(j *journal.Journal, ev model.Event, p any, i int) bool {
+		if p != nil {
+			prepared.Add(1)
+		}
+		return fold.Each(j, ev, p, i)
+	}
 	if prepare {
 		o.Prepare = fold.Prepare
-		o.EachPrepared = func(j *journal.Journal, ev model.Event, p any, i int) bool {
-			prepared.Add(1)
-			return fold.EachPrepared(j, ev, p, i)
-		}
 	}
 	f, err := tail.Follow(context.Background(), p, o)
 	if err != nil {
@@ -125,18 +127,18 @@ func TestLiveFoldOnlyFoldsTheReplayShown(t *testing.T) {
 	var ev model.Event
 	_ = sess[0].J.Each(1, 1, func(e model.Event) error { ev = e; return nil })
 	fold := new(app.LiveFold)
-	if fold.Each(sess[0].J, ev) {
+	if fold.Each(sess[0].J, ev, nil, 0) {
 		t.Fatal("folded with no replay shown")
 	}
 	fold.Show(sess[1].R)
-	if fold.Each(sess[0].J, ev) {
+	if fold.Each(sess[0].J, ev, nil, 0) {
 		t.Fatal("folded another journal's event into the replay shown")
 	}
 	fold.Show(sess[0].R)
-	if !fold.Each(sess[0].J, ev) {
+	if !fold.Each(sess[0].J, ev, nil, 0) {
 		t.Fatal("did not fold the next event of the replay shown")
 	}
-	if fold.Each(sess[0].J, ev) {
+	if fold.Each(sess[0].J, ev, nil, 0) {
 		t.Fatal("folded the same event twice")
 	}
 }

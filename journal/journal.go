@@ -141,27 +141,20 @@ func (j *Journal) UpdateTo(size int64) (int, error) {
 // during the call. After fn returns an error it is not called again; the
 // index is still completed, and the error is returned.
 func (j *Journal) UpdateEach(size int64, fn func(ev model.Event) error) (int, error) {
-	return j.updateEach(size, nil, fn, nil)
+	return j.UpdateEachPrepared(size, nil, func(ev model.Event, _ any, _ int) error { return fn(ev) })
 }
 
 // UpdateEachPrepared is UpdateEach for a fold that reads the lines of a
 // block before folding them (model.Preparer): prepare, when not nil, gets
 // the lines (Raw) of each block's events, in order, on the goroutine that
 // classified them (Index.ScanBlocks), and fn gets each event with what
-// prepare returned for its block and the event's index i among those
-// lines: ev.Raw is the very slice lines[i].
+// prepare returned for its block (nil without prepare) and the event's
+// index i among those lines: ev.Raw is the very slice lines[i].
 // The lines stay valid until fn returns for the block's last event. prev
 // is prepare's result for an earlier block that fn is done with, or nil.
 // A JSON-array journal's events are read back one at a time, each its own
 // block.
 func (j *Journal) UpdateEachPrepared(size int64, prepare func(lines [][]byte, prev any) any, fn func(ev model.Event, p any, i int) error) (int, error) {
-	return j.updateEach(size, prepare, nil, fn)
-}
-
-// updateEach is UpdateEach when each is not nil (prepare is then nil),
-// UpdateEachPrepared otherwise: a call per event to each, without the
-// prepared block and index it does not use, costs less.
-func (j *Journal) updateEach(size int64, prepare func(lines [][]byte, prev any) any, each func(ev model.Event) error, fn func(ev model.Event, p any, i int) error) (int, error) {
 	if j.size.Load() == 0 && j.Index.Consumed() == 0 {
 		j.form.Store(uint32(detectForm(j.f, size)))
 	}
@@ -170,9 +163,6 @@ func (j *Journal) updateEach(size int64, prepare func(lines [][]byte, prev any) 
 		n, err := j.UpdateTo(size)
 		if err != nil || n == 0 {
 			return n, err
-		}
-		if each != nil {
-			return n, j.Each(1, int(^uint(0)>>1), each)
 		}
 		var p any
 		var line [1][]byte
@@ -218,12 +208,7 @@ func (j *Journal) updateEach(size int64, prepare func(lines [][]byte, prev any) 
 				continue
 			}
 			s := rec.Off - off
-			ev := model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: data[s : s+rec.Len], Src: j.f}
-			if each != nil {
-				fnErr = each(ev)
-			} else {
-				fnErr = fn(ev, bp, i)
-			}
+			fnErr = fn(model.Event{Pos: int(rec.Pos), Line: int(rec.Line), Off: rec.Off, Raw: data[s : s+rec.Len], Src: j.f}, bp, i)
 			i++
 		}
 	})

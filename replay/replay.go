@@ -109,15 +109,13 @@ func (r *Replay) StateAt(pos int) (model.State, error) {
 // event right after the tip.
 func (r *Replay) Follow(ev model.Event) bool { return r.follow(ev, nil, nil, 0) }
 
-// FollowPrepared is Follow for a format that is a model.Preparer, whose
-// Prepare read ev's line into p, as lines[i] of its batch: ev is folded
-// with ApplyPrepared.
+// FollowPrepared is Follow for a fold whose format f (the replay's, or
+// nil: then it is Follow) read ev's line ahead into p, as lines[i] of its
+// batch (model.Preparer): ev is folded with ApplyPrepared.
 func (r *Replay) FollowPrepared(f model.Preparer, ev model.Event, p any, i int) bool {
 	return r.follow(ev, f, p, i)
 }
 
-// follow is Follow, folding ev with f.ApplyPrepared(…, p, i) when f is
-// not nil.
 func (r *Replay) follow(ev model.Event, f model.Preparer, p any, i int) bool {
 	r.mu.Lock()
 	s, at := r.tip, r.tipPos

@@ -120,18 +120,17 @@ type Options struct {
 	// journal; ev.Raw is valid only during the call. Each returns false
 	// to be called no more for the events of this update. While a backlog
 	// is indexed with Each, the index classifies with one worker, so that
-	// the fold has the other CPU.
-	Each func(j *journal.Journal, ev model.Event) bool
+	// the fold has the other CPU, unless Prepare gives a way to read the
+	// lines ahead. p and i are then what that returned for the event's
+	// block and the event's index among the block's lines
+	// (journal.UpdateEachPrepared); otherwise nil and 0.
+	Each func(j *journal.Journal, ev model.Event, p any, i int) bool
 	// Prepare, when not nil, is asked before each step of indexing for
 	// how to read the lines of journal j ahead of the fold (a
 	// model.Preparer's Prepare, or nil for none). When it gives one, the
 	// step is indexed with journal.UpdateEachPrepared: the index's
-	// workers, one per CPU, run it on each block of lines, and
-	// EachPrepared is called instead of Each, as Each is, with what it
-	// returned for the event's block (p) and the event's index among the
-	// block's lines (i).
-	Prepare      func(j *journal.Journal) func(lines [][]byte, prev any) any
-	EachPrepared func(j *journal.Journal, ev model.Event, p any, i int) bool
+	// workers, one per CPU, run it on each block of lines.
+	Prepare func(j *journal.Journal) func(lines [][]byte, prev any) any
 
 	// noWatch makes the Follower poll only, as when inotify is unavailable
 	// (tests).
@@ -700,26 +699,16 @@ func (f *Follower) index(j *journal.Journal, size int64) (int, error) {
 	if each == nil {
 		return j.UpdateTo(size)
 	}
-	if f.o.Prepare != nil && f.o.EachPrepared != nil {
-		if prep := f.o.Prepare(j); prep != nil {
-			n, err := j.UpdateEachPrepared(size, prep, func(ev model.Event, p any, i int) error {
-				if !f.o.EachPrepared(j, ev, p, i) {
-					return errEachDone
-				}
-				return nil
-			})
-			if errors.Is(err, errEachDone) {
-				err = nil
-			}
-			return n, err
-		}
+	var prep func(lines [][]byte, prev any) any
+	if f.o.Prepare != nil {
+		prep = f.o.Prepare(j)
 	}
-	if !f.catchUp.IsZero() {
+	if prep == nil && !f.catchUp.IsZero() {
 		j.Index.LimitWorkers(1)
 		defer j.Index.LimitWorkers(0)
 	}
-	n, err := j.UpdateEach(size, func(ev model.Event) error {
-		if !each(j, ev) {
+	n, err := j.UpdateEachPrepared(size, prep, func(ev model.Event, p any, i int) error {
+		if !each(j, ev, p, i) {
 			return errEachDone
 		}
 		return nil

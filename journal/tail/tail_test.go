@@ -728,7 +728,7 @@ func TestEachSeesEventsAfterHandover(t *testing.T) {
 		pos  []int
 		js   = map[*journal.Journal]bool{}
 	)
-	each := func(j *journal.Journal, ev model.Event) bool {
+	each := func(j *journal.Journal, ev model.Event, _ any, _ int) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		js[j] = true
@@ -767,7 +767,7 @@ func TestEachFalseStopsForTheUpdate(t *testing.T) {
 	s, ks := lines("a", "k", 3000)
 	var calls atomic.Int32
 	h := follow(t, journalPath(t, s), Options{Initial: 4096, Step: 16 << 10,
-		Each: func(*journal.Journal, model.Event) bool { calls.Add(1); return false }})
+		Each: func(*journal.Journal, model.Event, any, int) bool { calls.Add(1); return false }})
 	first := len(keys(h.f.Journal()))
 	h.converge(ks...)
 	// One call per step of 16 KiB (about 250 lines each), not one per event.
