@@ -53,6 +53,38 @@ func BenchmarkRead(b *testing.B) {
 	}
 }
 
+// BenchmarkScanLayout reads generated lines as the fold does, through
+// layouts (Prepare).
+func BenchmarkScanLayout(b *testing.B) {
+	lines, n := benchLines(b)
+	b.SetBytes(n)
+	t := &layouts{}
+	for range b.N {
+		for _, l := range lines {
+			var sc scanned
+			if ok, _ := sc.scanLayout(t, l); !ok {
+				b.Fatalf("not read: %s", l)
+			}
+		}
+	}
+}
+
+// BenchmarkReadLayout reads generated lines as the views do, through
+// layouts (decoder.readLine).
+func BenchmarkReadLayout(b *testing.B) {
+	lines, n := benchLines(b)
+	b.SetBytes(n)
+	t := &layouts{}
+	var lf lineFields
+	for range b.N {
+		for _, l := range lines {
+			if ok, _ := lf.readLayout(t, l); !ok {
+				b.Fatalf("not read: %s", l)
+			}
+		}
+	}
+}
+
 // BenchmarkSkipStrings skips every string of generated lines with skipStr
 // and with rawjson.SkipString.
 func BenchmarkSkipStrings(b *testing.B) {

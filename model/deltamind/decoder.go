@@ -39,6 +39,11 @@ type decoder struct {
 	locs  []uint64
 	lf    lineFields
 	turns []turnVal
+	// chains are the versions of the items of a part, when gathered.
+	chains chains
+	// lay are the layouts of the lines read, for a decoder with windows
+	// (taken from layoutPool at the first line).
+	lay *layouts
 	// held are the windows the current item's strings may point into,
 	// when the windows are reused (windows.reuse): d.win and any other
 	// its lines were read from. They are released when the next item
@@ -92,8 +97,15 @@ func (d *decoder) keepOnly(keep *fileWindow) {
 	}
 }
 
-// done releases the windows d holds; d is not used afterwards.
-func (d *decoder) done() { d.keepOnly(nil) }
+// done releases the windows d holds, and its layouts; d is not used
+// afterwards.
+func (d *decoder) done() {
+	d.keepOnly(nil)
+	if d.lay != nil {
+		layoutPool.Put(d.lay)
+		d.lay = nil
+	}
+}
 
 // A fileWindow is part of the file: from lo, up to the end of the file when
 // eof is set. It never changes while a decoder holds it (the strings
@@ -215,16 +227,30 @@ func (d *decoder) readLine(loc uint64, first bool) bool {
 		d.l.mu.Unlock()
 	} else if d.src != nil {
 		off := int64(locOf(loc))
-		if b = d.fromWindow(off, first); b != nil && d.lf.read(b) {
+		if b = d.fromWindow(off, first); b != nil && d.readFields(b) {
 			read = true
 		} else {
 			b = d.read(off) // not in a window, or not all of it
 		}
 	}
-	if !read && (b == nil || !d.lf.read(b)) {
+	if !read && (b == nil || !d.readFields(b)) {
 		return false
 	}
 	return lineCheck(b[:d.lf.end]) == checkOf(loc)
+}
+
+// readFields reads the line at the start of b into d.lf (lineFields.read,
+// through d's layouts when it has windows: a walk of many lines).
+func (d *decoder) readFields(b []byte) bool {
+	if d.shared != nil {
+		if d.lay == nil {
+			d.lay = layoutPool.Get().(*layouts)
+		}
+		if ok, read := d.lf.readLayout(d.lay, b); read {
+			return ok
+		}
+	}
+	return d.lf.read(b)
 }
 
 // fromWindow returns the file's bytes from off to the end of a window
@@ -356,32 +382,94 @@ func (it *itemVal) semanticID() string {
 func (d *decoder) item(i int32, seq int64) itemVal {
 	l := d.l
 	d.keepOnly(d.win) // the item before is written: its windows may go
-	l.mu.Lock()
-	d.ks, d.locs = d.ks[:0], d.locs[:0]
-	for k := l.version(i, seq); k >= 0; k = l.revs.prev(int(k)) {
-		d.ks = append(d.ks, k)
-		d.locs = append(d.locs, l.ivs.at(int(k)))
-	}
+	var ks []int32
+	var locs []uint64
 	var variants []format
-	if l.other != nil {
-		for _, k := range d.ks {
-			variants = append(variants, l.variantOf(k))
-		}
-	}
 	f := l.variants[0]
-	l.mu.Unlock()
+	if c := &d.chains; c.has(i, seq) {
+		from, to := c.start[i-c.lo], c.start[i-c.lo+1]
+		ks, locs = c.ks[from:to], c.locs[from:to]
+		if c.variants != nil {
+			variants = c.variants[from:to]
+		}
+	} else {
+		l.mu.Lock()
+		d.ks, d.locs = l.appendVersions(d.ks[:0], d.locs[:0], i, seq)
+		ks, locs = d.ks, d.locs
+		if l.other != nil {
+			for _, k := range ks {
+				variants = append(variants, l.variantOf(k))
+			}
+		}
+		f = l.variants[0]
+		l.mu.Unlock()
+	}
 	it := itemVal{turns: d.turns[:0]}
-	for j := len(d.ks) - 1; j >= 0; j-- {
-		if !d.readLine(d.locs[j], j == len(d.ks)-1) {
-			return broken(d.locs[0])
+	for j := len(ks) - 1; j >= 0; j-- {
+		if !d.readLine(locs[j], j == len(ks)-1) {
+			return broken(locs[0])
 		}
 		if variants != nil {
 			f = variants[j]
 		}
-		it.apply(&d.lf.delta, int64(d.ks[j])+1, j == len(d.ks)-1, f, l.sids)
+		it.apply(&d.lf.delta, int64(ks[j])+1, j == len(ks)-1, f, l.sids)
 	}
 	d.turns = it.turns
 	return it
+}
+
+// chains are the versions of items lo to hi-1 as of the first seq item
+// versions, read from the lineage under one lock (decoder.gather): item i's,
+// newest first, are ks[start[i-lo]:start[i-lo+1]], with their lines' locs
+// and, when some were folded with another format, their formats.
+type chains struct {
+	lo, hi   int32
+	seq      int64
+	ks       []int32
+	locs     []uint64
+	variants []format
+	start    []int32
+	gathered bool
+}
+
+// has reports whether c holds item i as of the first seq item versions.
+func (c *chains) has(i int32, seq int64) bool {
+	return c.gathered && c.seq == seq && i >= c.lo && i < c.hi
+}
+
+// gather reads the versions of items lo to hi-1 as of the first seq item
+// versions into d.chains, under one lock, for item: the decoders of
+// StreamView's parts, which run on every CPU, would otherwise each take
+// the lineage's lock for each item, moving its cache line from CPU to CPU.
+func (d *decoder) gather(lo, hi int32, seq int64) {
+	l, c := d.l, &d.chains
+	c.lo, c.hi, c.seq, c.gathered = lo, hi, seq, true
+	c.ks, c.locs, c.variants, c.start = c.ks[:0], c.locs[:0], c.variants[:0], c.start[:0]
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := lo; i < hi; i++ {
+		c.start = append(c.start, int32(len(c.ks)))
+		c.ks, c.locs = l.appendVersions(c.ks, c.locs, i, seq)
+	}
+	c.start = append(c.start, int32(len(c.ks)))
+	if l.other == nil {
+		c.variants = nil
+		return
+	}
+	for _, k := range c.ks {
+		c.variants = append(c.variants, l.variantOf(k))
+	}
+}
+
+// appendVersions appends the versions of item i as of the first seq item
+// versions to ks, newest first, and their lines' locs to locs. The caller
+// holds l.mu.
+func (l *lineage) appendVersions(ks []int32, locs []uint64, i int32, seq int64) ([]int32, []uint64) {
+	for k := l.version(i, seq); k >= 0; k = l.revs.prev(int(k)) {
+		ks = append(ks, k)
+		locs = append(locs, l.ivs.at(int(k)))
+	}
+	return ks, locs
 }
 
 // broken is what an item shows whose lines are no longer in the file as

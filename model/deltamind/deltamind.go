@@ -308,10 +308,17 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 	return f.apply(s, ev, &sc)
 }
 
-// Prepare scans each line of a batch as Apply does (scanned.scan) into a
-// []preparedLine (model.PrepareLines); see model.Preparer.
+// Prepare scans each line of a batch as Apply does (scanned.scan, through
+// layouts) into a []preparedLine (model.PrepareLines); see model.Preparer.
 func (format) Prepare(lines [][]byte, prev any) any {
-	return model.PrepareLines(lines, prev, func(line []byte, pl *preparedLine) { pl.ok = pl.sc.scan(line) })
+	t := layoutPool.Get().(*layouts)
+	defer layoutPool.Put(t)
+	return model.PrepareLines(lines, prev, func(line []byte, pl *preparedLine) {
+		var read bool
+		if pl.ok, read = pl.sc.scanLayout(t, line); !read {
+			pl.ok = pl.sc.scan(line)
+		}
+	})
 }
 
 // preparedLine is what Prepare read of one line: scan's result and what

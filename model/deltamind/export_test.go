@@ -54,6 +54,48 @@ func ScanDiffers(raw []byte) string {
 	return ""
 }
 
+// Layouts is a reader's trie of line layouts, for LayoutDiffers.
+type Layouts = layouts
+
+// NewLayouts returns an empty trie.
+func NewLayouts() *Layouts { return &layouts{} }
+
+// LayoutDiffers reads raw through t (learning its layout, or matching one
+// learned before) for the fold (scanLayout) and for the views
+// (readLayout), and says how that differs from the general walk (scan,
+// lineFields.read), or "" when it does not, or when t leaves raw to the
+// general walk. It also reports, in learned, whether t read raw.
+func LayoutDiffers(t *Layouts, raw []byte) (diff string, read bool) {
+	t.rest = 0 // a trie that sat out would test nothing
+	var want, got scanned
+	wantOK := want.scan(raw)
+	gotOK, ok := got.scanLayout(t, raw)
+	if !ok {
+		return "", false
+	}
+	if gotOK != wantOK {
+		return fmt.Sprintf("%s: scanLayout %v, scan %v", raw, gotOK, wantOK), true
+	}
+	if wantOK && (got.typ != want.typ || got.delta != want.delta || got.kind != want.kind || string(got.id) != string(want.id) ||
+		string(got.target) != string(want.target) || got.branch != want.branch || got.turns != want.turns || got.check != want.check) {
+		return fmt.Sprintf("%s: scanLayout %+v, scan %+v", raw, got, want), true
+	}
+	var wl, gl lineFields
+	wantRead := wl.read(raw)
+	gotRead, ok := gl.readLayout(t, raw)
+	if !ok {
+		return fmt.Sprintf("%s: scanLayout read it, readLayout did not", raw), true
+	}
+	if gotRead != wantRead {
+		return fmt.Sprintf("%s: readLayout %v, read %v", raw, gotRead, wantRead), true
+	}
+	if wantRead && (string(gl.seq) != string(wl.seq) || gl.timestamp != wl.timestamp || gl.reason != wl.reason || gl.end != wl.end ||
+		!reflect.DeepEqual(gl.delta, wl.delta)) {
+		return fmt.Sprintf("%s: readLayout\n%+v\nread\n%+v", raw, gl, wl), true
+	}
+	return "", true
+}
+
 // skipStr finds the end of the same strings as rawjson.SkipString, and
 // says whether their contents are their value.
 func TestSkipStr(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rewind-tui/rewind/model"
 )
@@ -389,30 +390,27 @@ func (l *lineage) place(s *state, pos int) *state {
 // sidCache caches the semantic hashes of the first maxSemanticIDs
 // summaries hashed: journals repeat some summaries, and hashing one costs
 // a quarter of a microsecond (quickHash) to over a microsecond. It is safe
-// for concurrent use.
+// for concurrent use, and a hit takes no lock: the goroutines writing
+// StreamView's parts look a summary up for each item version, and a
+// mutex they all took moved its cache line from CPU to CPU at each lookup
+// (1 GB journal, rewind state: 0.2 s of 5.3 s of CPU in Lock).
 type sidCache struct {
-	mu sync.Mutex
-	m  map[string]uint32
+	m sync.Map // summary → uint32
+	n atomic.Int32
 }
 
 const maxSemanticIDs = 1 << 12
 
 // hash returns semanticHash(summary).
 func (c *sidCache) hash(summary string) uint32 {
-	c.mu.Lock()
-	h, ok := c.m[summary]
-	c.mu.Unlock()
-	if ok {
-		return h
+	if h, ok := c.m.Load(summary); ok {
+		return h.(uint32)
 	}
-	h = semanticHash(summary)
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[string]uint32{}
+	h := semanticHash(summary)
+	if c.n.Load() < maxSemanticIDs {
+		if _, loaded := c.m.LoadOrStore(strings.Clone(summary), h); !loaded {
+			c.n.Add(1)
+		}
 	}
-	if len(c.m) < maxSemanticIDs {
-		c.m[strings.Clone(summary)] = h
-	}
-	c.mu.Unlock()
 	return h
 }

@@ -177,20 +177,28 @@ func (sc *scanned) scan(raw []byte) bool {
 		return false
 	}
 	if typ != nil {
-		switch string(decoded(typ)) {
-		case "accepted":
-			sc.typ = lineAccepted
-		case "rejected":
-			sc.typ = lineRejected
-		case "checkpoint":
-			sc.typ = lineCheckpoint
-		}
+		typ = decoded(typ)
+	}
+	sc.typed(raw, typ)
+	return true
+}
+
+// typed sets sc's type from the line's "type", decoded (nil or empty:
+// none, or null) and, for a line of a type the fold tells apart, its
+// check.
+func (sc *scanned) typed(raw, typ []byte) {
+	switch string(typ) {
+	case "accepted":
+		sc.typ = lineAccepted
+	case "rejected":
+		sc.typ = lineRejected
+	case "checkpoint":
+		sc.typ = lineCheckpoint
 	}
 	if sc.typ != lineOther {
 		line, _ := trimSpace(raw)
 		sc.check = lineCheck(line)
 	}
-	return true
 }
 
 // scanDelta reads the delta object at b[i] into sc and returns the index

@@ -76,6 +76,8 @@ func TestScanMatchesParse(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
+	shared := deltamind.NewLayouts()
+	matched := 0
 	for _, l := range lines {
 		if !json.Valid(l) {
 			continue // the index lets no such line through
@@ -83,11 +85,36 @@ func TestScanMatchesParse(t *testing.T) {
 		if d := deltamind.ScanDiffers(l); d != "" {
 			t.Fatal(d)
 		}
+		if d := layoutDiffers(shared, l); d != "" {
+			t.Fatal(d)
+		}
+		if _, read := deltamind.LayoutDiffers(shared, l); read {
+			matched++
+		}
+	}
+	// Most generated lines are read through a layout, and so are some
+	// mutated ones: the comparison above was not only of general walks.
+	if matched < n {
+		t.Errorf("%d of %d lines read through a layout", matched, len(lines))
 	}
 }
 
+// layoutDiffers compares the readers' layout path with their general walk
+// on raw twice, through t (which may know raw's layout from lines before)
+// and through a new trie, so that raw is both learned and matched.
+func layoutDiffers(t *deltamind.Layouts, raw []byte) string {
+	fresh := deltamind.NewLayouts()
+	for _, t := range []*deltamind.Layouts{t, fresh, fresh} {
+		if d, _ := deltamind.LayoutDiffers(t, raw); d != "" {
+			return d
+		}
+	}
+	return ""
+}
+
 // FuzzScan: for any JSON line, the fold's and the views' readers agree
-// with line.parse and parseDelta.
+// with line.parse and parseDelta, and read it through a layout as they
+// read it by walking it.
 func FuzzScan(f *testing.F) {
 	for _, l := range scanLines {
 		f.Add([]byte(l))
@@ -97,6 +124,9 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		if d := deltamind.ScanDiffers(raw); d != "" {
+			t.Fatal(d)
+		}
+		if d := layoutDiffers(deltamind.NewLayouts(), raw); d != "" {
 			t.Fatal(d)
 		}
 	})

@@ -45,7 +45,10 @@ func (format) StreamView(s model.State) model.Object {
 				}
 			}
 		}, Parts: func(yield func(part func(yield func(any) bool)) bool) {
-			l.parts(int(n), func() func(*decoder, int) any { return entry }, yield)
+			l.parts(int(n), func(d *decoder, lo, hi int) func(i int) any {
+				recs := l.recs(disagreement, lo, hi)
+				return func(i int) any { return d.entry(recs[i-lo], disagreement) }
+			}, yield)
 		}, Transient: true, At: func(i int) any { return entry(l.decoder(0), i) }}
 	}
 	return st.view(items, entries(st.nRejected, false), entries(st.nDisagreements, true))
@@ -66,10 +69,11 @@ const streamBatch = 2048
 // offsets its object made in scratch space of the part's own (objectIn):
 // each is valid until the yield call that gets it returns.
 func (s *state) itemParts(yield func(part func(yield func(any) bool)) bool) {
-	s.lin.parts(int(s.nItems), func() func(d *decoder, i int) any {
+	s.lin.parts(int(s.nItems), func(d *decoder, lo, hi int) func(i int) any {
 		sc := &itemScratch{}
 		var it itemVal
-		return func(d *decoder, i int) any {
+		d.gather(int32(lo), int32(hi), s.seq)
+		return func(i int) any {
 			it = d.item(int32(i), s.seq)
 			if !it.appendable() {
 				return it.objectIn(sc)
@@ -82,21 +86,22 @@ func (s *state) itemParts(yield func(part func(yield func(any) bool)) bool) {
 // parts calls yield with n entries (items, rejected lines or
 // disagreements) cut into parts of streamBatch, in order, until it returns
 // false. Each part makes its entries when it runs, with the function
-// maker returns for it (entry i of decoder d), through a decoder of its
-// own that shares one walk's windows; those windows are read into again
+// maker returns for it (entry i, read through d, for lo <= i < hi), through
+// a decoder of its own that shares one walk's windows; those windows are read into again
 // once no part holds them, so a walk of 1 GB reads into a few windows of
 // partWin bytes at most. An entry is valid until the yield call that gets
 // it returns (it may view a window), so that a writer may make and write
 // several parts at the same time.
-func (l *lineage) parts(n int, maker func() func(d *decoder, i int) any, yield func(part func(yield func(any) bool)) bool) {
+func (l *lineage) parts(n int, maker func(d *decoder, lo, hi int) func(i int) any, yield func(part func(yield func(any) bool)) bool) {
 	d := l.decoder(partWin).reusing()
 	for lo := 0; lo < n; lo += streamBatch {
 		hi := min(lo+streamBatch, n)
 		part := func(yield func(any) bool) {
-			d, entry := d.sharing(), maker()
+			d := d.sharing()
+			entry := maker(d, lo, hi)
 			defer d.done()
 			for i := lo; i < hi; i++ {
-				if !yield(entry(d, i)) {
+				if !yield(entry(i)) {
 					return
 				}
 			}

@@ -52,6 +52,22 @@ func (l *lineage) rec(disagreement bool, i int) rec {
 	return l.rejected.at(i)
 }
 
+// recs returns rejected lines (or disagreements) lo to hi-1, read under
+// one lock.
+func (l *lineage) recs(disagreement bool, lo, hi int) []rec {
+	out := make([]rec, 0, hi-lo)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := lo; i < hi; i++ {
+		if disagreement {
+			out = append(out, l.disagreements.at(i))
+		} else {
+			out = append(out, l.rejected.at(i))
+		}
+	}
+	return out
+}
+
 // view returns the view with the given items, rejected and disagreements
 // lists (whole or windows).
 func (s *state) view(items, rej, dis any) model.Object {

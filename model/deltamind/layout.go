@@ -1,0 +1,633 @@
+package deltamind
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"github.com/rewind-tui/rewind/internal/rawjson"
+)
+
+// Layouts: the readers' memory of how the lines they read are laid out.
+//
+// DeltaMind writes every line with JSON.stringify of objects it builds in
+// a fixed order, so a journal has a handful of layouts: the line with its
+// scalars taken out (what is left, the punctuation and the names, are the
+// layout's literals). A line made of a known layout's literals, with a
+// scalar of the same kind (string, number, true, false, null) between each
+// two, has that layout's members, in the same objects, with values of the
+// same JSON types: what the general walk (scanned.scan, lineFields.read)
+// would find is then where the layout says, and the line is read by
+// comparing its literals and skipping its scalars, without walking the
+// grammar or telling the names apart (1 GB journal, rewind state: the
+// fold's scan and the views' reads each at about 2.5 GB/s instead of 1.1).
+//
+// Only lines whose members the readers would all take are learned: every
+// member the readers read has a value of a type they accept, no name is
+// escaped or given twice in an object they read, and each sourceTurns
+// element is null or an object with one turnId and nothing else the
+// readers read. Any other line is read by the general walk, as before.
+//
+// The layouts are a trie, as journal's skeletons are: each node is a
+// literal, the kind of the scalar after it and what the readers take it
+// for (a field), or the literal that closes the line's object, which holds
+// what the layout says of the line as a whole (a lineShape).
+
+// A field is what the readers take a scalar for.
+type field uint8
+
+const (
+	fSkip       field = iota // a scalar neither reader reads
+	fType                    // the line's "type"
+	fSeq                     // the line's "seq"
+	fTimestamp               // the line's "timestamp"
+	fReason                  // the line's "reason"
+	fKind                    // the delta's "kind"
+	fDTimestamp              // the delta's "timestamp"
+	fID                      // the delta's "id"
+	fTarget                  // the delta's "targetId"
+	fSummary                 // the delta's "summary"
+	fConfidence              // the delta's "confidence"
+	fHard                    // the delta's "hard"
+	fMode                    // the delta's "mode"
+	fResolution              // the delta's "resolution"
+	fDReason                 // the delta's "reason"
+	fAlt                     // an element of the delta's "alternatives"
+	fTurnID                  // the turnId of an element of the delta's "sourceTurns"
+	fTurnNull                // a null element of the delta's "sourceTurns"
+)
+
+// topFields and deltaFields are the fields of the names the readers read
+// at the top level of a line and in its delta.
+var (
+	topFields   = map[string]field{"type": fType, "seq": fSeq, "timestamp": fTimestamp, "reason": fReason}
+	deltaFields = map[string]field{"kind": fKind, "timestamp": fDTimestamp, "id": fID, "targetId": fTarget,
+		"summary": fSummary, "confidence": fConfidence, "hard": fHard, "mode": fMode,
+		"resolution": fResolution, "reason": fDReason}
+)
+
+// A span is a scalar a layout found: b[lo:hi], the field it is, and for a
+// string whether it is plain (see skipStr).
+type span struct {
+	lo, hi int32
+	f      field
+	plain  bool
+}
+
+// lineShape is what a layout says of its lines as a whole: whether the
+// delta member is an object (the only one: a layout has no name twice),
+// whether its sourceTurns and alternatives are arrays, and whether the
+// line has a "seq".
+type lineShape struct {
+	delta, turns, alts, seq bool
+}
+
+// Scalar kinds, as in journal's skeletons: what follows a node's literal.
+const (
+	kNone uint8 = iota // the root's
+	kString
+	kNumber
+	kTrue
+	kFalse
+	kNull
+	kEnd // the literal closes the line's object
+)
+
+var scalarKinds = func() (t [256]uint8) {
+	t['"'] = kString
+	t['-'] = kNumber
+	for c := '0'; c <= '9'; c++ {
+		t[c] = kNumber
+	}
+	t['t'], t['f'], t['n'] = kTrue, kFalse, kNull
+	return t
+}()
+
+type layoutNode struct {
+	// The literal's first eight bytes, its last eight when it has more,
+	// and the mask of the first word's bytes (all of them from eight on).
+	w0, w1, mask uint64
+	lit          string
+	kind         uint8
+	f            field
+	shape        *lineShape // kEnd: the layout's
+	kids         []*layoutNode
+}
+
+const (
+	maxLayoutNodes = 1 << 11  // a trie that grows past this starts again
+	maxLayoutSpans = 256      // a line with more scalars is not learned
+	layoutWindow   = 1 << 10  // lines between looks at how often the trie helps
+	layoutRest     = 64       // windows the trie sits out after one where it missed more than it hit
+	maxLayoutLit   = 64 << 10 // bytes of literals, the same as maxLayoutNodes
+)
+
+// layouts is a reader's trie of the layouts of the lines it learned, and
+// its scratch. A journal whose lines rarely share a layout would pay for
+// it (a miss is learned, a second walk of the line) without gain: after a
+// window of lines with more misses than hits the trie sits out layoutRest
+// windows. Not safe for concurrent use: the readers take one from
+// layoutPool for a batch of lines.
+type layouts struct {
+	root     *layoutNode
+	nodes    int
+	litBytes int
+	spans    []span // the spans of the line read last
+	segs     []layoutSeg
+
+	lines, hits int
+	rest        int
+}
+
+var layoutPool = sync.Pool{New: func() any { return &layouts{} }}
+
+// layoutSeg is a literal of a line being learned, b[lit:val], and the
+// scalar at b[val].
+type layoutSeg struct {
+	lit, val int
+	kind     uint8
+	f        field
+}
+
+// read reads the line raw through the trie, learning its layout when it
+// is not known and the readers would take it. It returns the spans of the
+// line's scalars (in t's memory: valid until the next call), the line's
+// shape, and the index just after its object; shape is nil when the line
+// is read by the general walk instead.
+func (t *layouts) read(raw []byte) ([]span, *lineShape, int) {
+	if t.rest > 0 {
+		t.rest--
+		return nil, nil, 0
+	}
+	if t.lines++; t.lines == layoutWindow {
+		if 2*t.hits < t.lines {
+			t.rest = layoutRest * layoutWindow
+		}
+		t.lines, t.hits = 0, 0
+	}
+	i := ws(raw, 0)
+	if spans, shape, end := t.match(raw, i); shape != nil {
+		t.hits++
+		return spans, shape, end
+	}
+	return t.learn(raw, i)
+}
+
+// match reads the object at b[i] through the trie, or returns a nil shape
+// when its layout is not there.
+func (t *layouts) match(b []byte, i int) ([]span, *lineShape, int) {
+	n := t.root
+	if n == nil {
+		return nil, nil, 0
+	}
+	spans := t.spans[:0]
+	for {
+		var next *layoutNode
+		for _, kn := range n.kids {
+			j := i + len(kn.lit)
+			if !kn.at(b, i, j) {
+				continue
+			}
+			if kn.kind == kEnd {
+				t.spans = spans
+				return spans, kn.shape, j
+			}
+			if j < len(b) && scalarKinds[b[j]] == kn.kind {
+				next, i = kn, j
+				break
+			}
+		}
+		if next == nil {
+			t.spans = spans
+			return nil, nil, 0
+		}
+		vs := i
+		plain := true
+		if next.kind == kString {
+			i, plain = skipStr(b, i)
+		} else {
+			i = scalarEnd(b, i, next.kind)
+		}
+		if i < 0 {
+			t.spans = spans
+			return nil, nil, 0
+		}
+		if next.f != fSkip {
+			spans = append(spans, span{lo: int32(vs), hi: int32(i), f: next.f, plain: plain})
+		}
+		n = next
+	}
+}
+
+// scalarEnd returns the index just after the number or literal of kind k
+// at b[i], or -1.
+func scalarEnd(b []byte, i int, k uint8) int {
+	lit := "null"
+	switch k {
+	case kNumber:
+		return rawjson.NumberEnd(b, i)
+	case kTrue:
+		lit = "true"
+	case kFalse:
+		lit = "false"
+	}
+	if i+len(lit) > len(b) || string(b[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// at reports whether b[i:j] is n's literal (j is i plus its length).
+func (n *layoutNode) at(b []byte, i, j int) bool {
+	if len(b)-i < 8 || j > len(b) || len(n.lit) > 16 {
+		return j <= len(b) && n.lit == string(b[i:j])
+	}
+	if binary.LittleEndian.Uint64(b[i:])&n.mask != n.w0 {
+		return false
+	}
+	return len(n.lit) <= 8 || binary.LittleEndian.Uint64(b[j-8:]) == n.w1
+}
+
+func newLayoutNode(lit string, kind uint8, f field) *layoutNode {
+	n := &layoutNode{lit: lit, kind: kind, f: f, mask: ^uint64(0)}
+	var w [8]byte
+	copy(w[:], lit)
+	n.w0 = binary.LittleEndian.Uint64(w[:])
+	if len(lit) < 8 {
+		n.mask = 1<<(8*len(lit)) - 1
+	} else {
+		n.w1 = binary.LittleEndian.Uint64([]byte(lit[len(lit)-8:]))
+	}
+	return n
+}
+
+// learn walks the object at b[i] and, when the readers would take it (see
+// layoutLearner), adds its layout to the trie and returns what match would
+// have; otherwise a nil shape.
+func (t *layouts) learn(b []byte, i int) ([]span, *lineShape, int) {
+	l := layoutLearner{b: b, lit: i, segs: t.segs[:0]}
+	end := l.top(i)
+	t.segs = l.segs
+	if end < 0 || len(l.segs) > maxLayoutSpans || !l.shape.seq {
+		return nil, nil, 0
+	}
+	if t.nodes >= maxLayoutNodes || t.litBytes >= maxLayoutLit {
+		t.root = nil
+	}
+	if t.root == nil {
+		t.root, t.nodes, t.litBytes = &layoutNode{}, 1, 0
+	}
+	n := t.root
+	spans := t.spans[:0]
+	segs := append(l.segs, layoutSeg{lit: l.lit, val: end, kind: kEnd})
+	for _, sg := range segs {
+		lit := b[sg.lit:sg.val]
+		var next *layoutNode
+		for _, kn := range n.kids {
+			if kn.kind == sg.kind && kn.lit == string(lit) {
+				next = kn
+				break
+			}
+		}
+		if next == nil {
+			next = newLayoutNode(string(lit), sg.kind, sg.f)
+			if sg.kind == kEnd {
+				shape := l.shape
+				next.shape = &shape
+			}
+			n.kids = append(n.kids, next)
+			t.nodes++
+			t.litBytes += len(lit)
+		}
+		n = next
+		if sg.kind != kEnd && sg.f != fSkip {
+			lo := sg.val
+			hi, plain := lo, true
+			if sg.kind == kString {
+				hi, plain = skipStr(b, lo)
+			} else {
+				hi = scalarEnd(b, lo, sg.kind)
+			}
+			spans = append(spans, span{lo: int32(lo), hi: int32(hi), f: sg.f, plain: plain})
+		}
+	}
+	t.spans = spans
+	return spans, n.shape, end
+}
+
+// layoutLearner walks a line and cuts it into segments, each scalar with
+// the field the readers take it for; it gives up (returns -1) on a line
+// the readers would not all take as a layout says (see layouts).
+type layoutLearner struct {
+	b     []byte
+	lit   int
+	segs  []layoutSeg
+	shape lineShape
+}
+
+// Contexts of a value, for the fields of its scalars.
+const (
+	inSkip  = iota // a value neither reader reads
+	inTop          // the line's object
+	inDelta        // the delta object
+	inTurns        // the sourceTurns array
+	inTurn         // an element of it
+	inAlts         // the alternatives array
+)
+
+// top walks the line's object at b[i] and returns the index after it.
+func (l *layoutLearner) top(i int) int {
+	return l.object(i, inTop)
+}
+
+// object walks the object at b[i] whose members are read in context ctx.
+func (l *layoutLearner) object(i int, ctx int) int {
+	b := l.b
+	if i >= len(b) || b[i] != '{' {
+		return -1
+	}
+	var seen [16]field // the fields named in this object so far, for duplicates
+	nSeen, turnIDs := 0, 0
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		if ctx == inTurn {
+			return -1 // an element without a turnId: a turn no span stands for
+		}
+		return i + 1
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		e, plain := skipStr(b, i)
+		if e < 0 || !plain {
+			return -1
+		}
+		name := string(b[i+1 : e-1])
+		if i = ws(b, e); i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		i = ws(b, i+1)
+		f, sub := fSkip, inSkip
+		switch ctx {
+		case inTop:
+			f = topFields[name]
+			if name == "delta" {
+				f, sub = fSkip, -1
+			}
+		case inDelta:
+			f = deltaFields[name]
+			switch name {
+			case "sourceTurns":
+				sub = inTurns
+			case "alternatives":
+				sub = inAlts
+			}
+		case inTurn:
+			switch name {
+			case "turnId":
+				f = fTurnID
+				turnIDs++
+			case "offset":
+				return -1
+			}
+		}
+		if ctx != inSkip && (f != fSkip || sub != inSkip) {
+			key := f
+			if f == fSkip {
+				key = field(200 + sub) // delta, sourceTurns, alternatives
+			}
+			for _, s := range seen[:nSeen] {
+				if s == key {
+					return -1 // named twice: the last one wins in the readers
+				}
+			}
+			if nSeen == len(seen) {
+				return -1
+			}
+			seen[nSeen] = key
+			nSeen++
+		}
+		switch {
+		case sub == -1: // the delta
+			if i < len(b) && b[i] == '{' {
+				l.shape.delta = true
+				i = l.object(i, inDelta)
+			} else {
+				i = l.value(i, inSkip, fSkip) // not an object: no delta
+			}
+		case sub != inSkip: // sourceTurns or alternatives
+			i = l.value(i, sub, fSkip)
+		default:
+			i = l.value(i, inSkip, f)
+		}
+		if i < 0 {
+			return -1
+		}
+		if i = ws(b, i); i < len(b) && b[i] == '}' {
+			if ctx == inTurn && turnIDs != 1 {
+				return -1
+			}
+			return i + 1
+		}
+		if i >= len(b) || b[i] != ',' {
+			return -1
+		}
+		i = ws(b, i+1)
+	}
+}
+
+// value walks the value at b[i] in context ctx (inSkip: any value, whose
+// scalar, when it is one, is taken for f; inTurns, inAlts: the value of
+// sourceTurns or alternatives; inTurn: an element of sourceTurns) and
+// returns the index after it.
+func (l *layoutLearner) value(i int, ctx int, f field) int {
+	b := l.b
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case ctx == inTurn && c == '{':
+		return l.object(i, inTurn)
+	case ctx == inTurn:
+		f = fTurnNull // or not null: accepts says no
+	case c == '{' || c == '[':
+		if ctx == inSkip && f == fSkip {
+			return l.array(i, c, inSkip)
+		}
+		if c == '[' && (ctx == inTurns || ctx == inAlts) {
+			return l.array(i, c, ctx)
+		}
+		return -1 // an object or array where the readers want a scalar
+	case ctx != inSkip: // sourceTurns or alternatives: null, or not read
+		if c != 'n' {
+			return -1
+		}
+	}
+	k := scalarKinds[b[i]]
+	if k == kNone || !accepts(f, k) {
+		return -1
+	}
+	var e int
+	if k == kString {
+		e, _ = skipStr(b, i)
+	} else {
+		e = scalarEnd(b, i, k)
+	}
+	if e < 0 {
+		return -1
+	}
+	if f == fSeq {
+		l.shape.seq = true
+	}
+	l.segs = append(l.segs, layoutSeg{lit: l.lit, val: i, kind: k, f: f})
+	l.lit = e
+	return e
+}
+
+// array walks the object or array (open is its first byte) at b[i]: a
+// value neither reader reads (ctx inSkip), or the array of sourceTurns or
+// alternatives.
+func (l *layoutLearner) array(i int, open byte, ctx int) int {
+	if open == '{' {
+		return l.object(i, inSkip)
+	}
+	b := l.b
+	elem, f := inSkip, fSkip
+	switch ctx {
+	case inTurns:
+		l.shape.turns, elem = true, inTurn
+	case inAlts:
+		l.shape.alts, f = true, fAlt
+	}
+	i = ws(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	for {
+		if i = l.value(i, elem, f); i < 0 {
+			return -1
+		}
+		if i = ws(b, i); i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		if i >= len(b) || b[i] != ',' {
+			return -1
+		}
+		i = ws(b, i+1)
+	}
+}
+
+// accepts reports whether the readers take a scalar of kind k for f.
+func accepts(f field, k uint8) bool {
+	switch f {
+	case fSkip:
+		return true
+	case fSeq:
+		return k == kNumber
+	case fHard:
+		return k == kTrue || k == kFalse
+	case fTurnNull:
+		return k == kNull
+	}
+	return k == kString || k == kNull
+}
+
+// str returns the string or null s of b decoded, as cursor.str does.
+func (s span) str(b []byte) string {
+	v := b[s.lo:s.hi]
+	if v[0] != '"' {
+		return ""
+	}
+	return strOf(v, s.plain)
+}
+
+// scanLayout is scan for a line t knows the layout of, or that t learns;
+// it reports ok false (leaving sc as it was) for a line t leaves to scan.
+func (sc *scanned) scanLayout(t *layouts, raw []byte) (valid, ok bool) {
+	spans, shape, _ := t.read(raw)
+	if shape == nil {
+		return false, false
+	}
+	*sc = scanned{}
+	if shape.delta {
+		sc.delta, sc.kind = true, -1
+	}
+	var typ []byte
+	for _, s := range spans {
+		switch s.f {
+		case fType:
+			typ = bytesOf(s.str(raw))
+		case fKind:
+			sc.kind = kindIndex(bytesOf(s.str(raw)))
+		case fID:
+			sc.id = bytesOf(s.str(raw))
+		case fTarget:
+			sc.target = bytesOf(s.str(raw))
+		case fMode:
+			sc.branch = s.str(raw) == "branch"
+		case fTurnID, fTurnNull:
+			sc.turns++
+		}
+	}
+	sc.typed(raw, typ)
+	return true, true
+}
+
+// readLayout is read for a line t knows the layout of, or that t learns;
+// it reports ok false (leaving lf as it was) for a line t leaves to read.
+func (lf *lineFields) readLayout(t *layouts, raw []byte) (read, ok bool) {
+	spans, shape, end := t.read(raw)
+	if shape == nil {
+		return false, false
+	}
+	*lf = lineFields{turns: lf.turns, end: end, hasDelta: shape.delta}
+	d := &lf.delta
+	if shape.alts {
+		d.alternatives = []string{}
+	}
+	if shape.turns {
+		if d.turns = lf.turns[:0]; d.turns == nil {
+			d.turns = []sourceRef{}
+		}
+	}
+	for _, s := range spans {
+		switch s.f {
+		case fSeq:
+			lf.seq = raw[s.lo:s.hi]
+		case fTimestamp:
+			lf.timestamp = s.str(raw)
+		case fReason:
+			lf.reason = s.str(raw)
+		case fKind:
+			d.kind = s.str(raw)
+		case fDTimestamp:
+			d.timestamp = s.str(raw)
+		case fID:
+			d.id = s.str(raw)
+		case fTarget:
+			d.targetID = s.str(raw)
+		case fSummary:
+			d.summary = s.str(raw)
+		case fConfidence:
+			d.confidence = s.str(raw)
+		case fHard:
+			d.hard = raw[s.lo] == 't'
+		case fMode:
+			d.mode = s.str(raw)
+		case fResolution:
+			d.resolution = s.str(raw)
+		case fDReason:
+			d.reason = s.str(raw)
+		case fAlt:
+			d.alternatives = append(d.alternatives, strOf(raw[s.lo:s.hi], false))
+		case fTurnID:
+			d.turns = append(d.turns, sourceRef{turnID: s.str(raw)})
+		case fTurnNull:
+			d.turns = append(d.turns, sourceRef{})
+		}
+	}
+	if shape.turns {
+		lf.turns = d.turns
+	}
+	return shape.delta, true
+}
