@@ -65,10 +65,13 @@ type Appender interface {
 // indenting writer (rewind's, an Appender) writes before a member or an
 // element, and before the bracket that closes a list that has some.
 func AppendLine(b []byte, depth int) []byte {
-	const spaces = "                                                                "
+	const line = "\n                                                                "
+	if n := 1 + 2*depth; n <= len(line) {
+		return append(b, line[:n]...) // one copy: it is called for every member
+	}
 	b = append(b, '\n')
-	for n := 2 * depth; n > 0; n -= len(spaces) {
-		b = append(b, spaces[:min(n, len(spaces))]...)
+	for n := 2 * depth; n > 0; n -= len(line) - 1 {
+		b = append(b, line[1:min(n+1, len(line))]...)
 	}
 	return b
 }
