@@ -392,12 +392,12 @@ func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
 		if vd.why != whyNone {
 			step = stepDisagreement
 			ns.nDisagreements++
-			lin.disagreements.add(rec{loc: lin.locate(ev, sc.check), pos: uint64(ev.Pos)&(1<<posBits-1) | uint64(vd.why)<<56 | uint64(vd.oldKind)<<posBits})
+			lin.disagreements.add(rec{loc: lin.locate(ev, sc), pos: uint64(ev.Pos)&(1<<posBits-1) | uint64(vd.why)<<56 | uint64(vd.oldKind)<<posBits})
 			break
 		}
 		from, to = vd.from, vd.to
 		k := lin.ivs.len()
-		lin.ivs.add(withClass(lin.locate(ev, sc.check), to))
+		lin.ivs.add(withClass(lin.locate(ev, sc), to))
 		if vd.item < 0 {
 			lin.revs.add(-1)
 			ns.item = int32(lin.items.add(uint32(k)))
@@ -415,7 +415,7 @@ func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
 		}
 	case stepRejected:
 		ns.nRejected++
-		lin.rejected.add(rec{loc: lin.locate(ev, sc.check), pos: uint64(ev.Pos) & (1<<posBits - 1)})
+		lin.rejected.add(rec{loc: lin.locate(ev, sc), pos: uint64(ev.Pos) & (1<<posBits - 1)})
 	case stepCheckpoint:
 		ns.checkpoint = cp
 	}
@@ -435,7 +435,7 @@ func (l *lineage) reuse(f format, ns *state, sc *scanned, ev model.Event, cp *ch
 	switch l.step(ns.v) {
 	case stepItem:
 		k := ns.seq
-		if sc.typ != lineAccepted || k >= int64(l.ivs.len()) || !l.matches(l.ivs.at(int(k)), ev, sc.check) || !sameVariant(l.variantOf(int32(k)), f) {
+		if sc.typ != lineAccepted || k >= int64(l.ivs.len()) || !l.matches(l.ivs.at(int(k)), ev, sc) || !sameVariant(l.variantOf(int32(k)), f) {
 			return false
 		}
 		ns.seq++
@@ -451,13 +451,13 @@ func (l *lineage) reuse(f format, ns *state, sc *scanned, ev model.Event, cp *ch
 		}
 	case stepRejected:
 		k := int(ns.nRejected)
-		if sc.typ != lineRejected || k >= l.rejected.len() || !l.matchesRec(l.rejected.at(k), ev, sc.check) {
+		if sc.typ != lineRejected || k >= l.rejected.len() || !l.matchesRec(l.rejected.at(k), ev, sc) {
 			return false
 		}
 		ns.nRejected++
 	case stepDisagreement:
 		k := int(ns.nDisagreements)
-		if sc.typ != lineAccepted || k >= l.disagreements.len() || !l.matchesRec(l.disagreements.at(k), ev, sc.check) {
+		if sc.typ != lineAccepted || k >= l.disagreements.len() || !l.matchesRec(l.disagreements.at(k), ev, sc) {
 			return false
 		}
 		ns.nDisagreements++
@@ -470,10 +470,10 @@ func (l *lineage) reuse(f format, ns *state, sc *scanned, ev model.Event, cp *ch
 	return true
 }
 
-// matchesRec reports whether r is the record of event ev, whose line's
-// lineCheck is check.
-func (l *lineage) matchesRec(r rec, ev model.Event, check uint64) bool {
-	return r.at() == ev.Pos && l.matches(r.loc, ev, check)
+// matchesRec reports whether r is the record of event ev, whose line sc
+// read.
+func (l *lineage) matchesRec(r rec, ev model.Event, sc *scanned) bool {
+	return r.at() == ev.Pos && l.matches(r.loc, ev, sc)
 }
 
 // isRevision reports whether delta kind k changes an existing item (by

@@ -223,15 +223,15 @@ func (l *lineage) classAt(i int32, seq int64) uint8 {
 // items. The caller holds l.mu.
 func (l *lineage) lookup(id []byte, n int32) (int32, bool) { return l.ids.lookup(id, n) }
 
-// locate returns the loc of event ev's line (with its check, without a
-// class), keeping the bytes inline when they cannot be read back from the
-// lineage's file. The caller holds l.mu.
-func (l *lineage) locate(ev model.Event, check uint64) uint64 {
-	line, off, _ := trimmed(ev)
+// locate returns the loc of event ev's line, which sc read (with its
+// check, without a class), keeping the bytes inline when they cannot be
+// read back from the lineage's file. The caller holds l.mu.
+func (l *lineage) locate(ev model.Event, sc *scanned) uint64 {
+	line, off := sc.line(ev)
 	if l.src == nil && ev.Src != nil && reflect.TypeOf(ev.Src).Comparable() {
 		l.src = ev.Src
 	}
-	check <<= checkOff
+	check := sc.check << checkOff
 	if ev.Src != nil && ev.Src == l.src && off >= 0 && off <= maxOff && len(line) > 0 {
 		return check | uint64(off)
 	}
@@ -244,24 +244,17 @@ func (l *lineage) inlineLine(loc uint64) []byte {
 	return l.inline.get(l.inl.at(int(locOf(loc) &^ locInline)))
 }
 
-// matches reports whether entry loc's line is line of event ev, whose
-// lineCheck is check. The caller holds l.mu.
-func (l *lineage) matches(loc uint64, ev model.Event, check uint64) bool {
-	line, off, ok := trimmed(ev)
-	if checkOf(loc) != check {
+// matches reports whether entry loc's line is the line of event ev, which
+// sc read. The caller holds l.mu.
+func (l *lineage) matches(loc uint64, ev model.Event, sc *scanned) bool {
+	if checkOf(loc) != sc.check {
 		return false
 	}
+	line, off := sc.line(ev)
 	if loc&locInline != 0 {
 		return bytes.Equal(l.inlineLine(loc), line)
 	}
-	return ok && ev.Src == l.src && uint64(off) == locOf(loc)
-}
-
-// trimmed returns ev's line without the whitespace around it and the
-// offset of its first byte.
-func trimmed(ev model.Event) ([]byte, int64, bool) {
-	line, start := trimSpace(ev.Raw)
-	return line, ev.Off + int64(start), ev.Src != nil
+	return ev.Src != nil && ev.Src == l.src && uint64(off) == locOf(loc)
 }
 
 // trimSpace returns raw without the whitespace around it, and where it

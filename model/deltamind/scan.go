@@ -3,6 +3,8 @@ package deltamind
 import (
 	"unicode/utf8"
 
+	"github.com/rewind-tui/rewind/model"
+
 	"github.com/rewind-tui/rewind/internal/rawjson"
 )
 
@@ -34,8 +36,18 @@ type scanned struct {
 	branch     bool // mode is "branch"
 	turns      int  // entries of sourceTurns
 	// check is the lineCheck of the line without the whitespace around
-	// it, for a line of one of the types the fold tells apart.
-	check uint64
+	// it, for a line of one of the types the fold tells apart, which is
+	// raw[lead:lead+size].
+	check      uint64
+	lead, size int
+}
+
+// line returns the line of ev (which sc read) without the whitespace
+// around it, and the offset of its first byte, without reading ev's bytes:
+// the fold's committing goroutine, to which a worker hands sc, would read
+// them from another CPU's cache.
+func (sc *scanned) line(ev model.Event) ([]byte, int64) {
+	return ev.Raw[sc.lead : sc.lead+sc.size], ev.Off + int64(sc.lead)
 }
 
 // Indexes of the delta kinds in deltaKinds.
@@ -196,8 +208,9 @@ func (sc *scanned) typed(raw, typ []byte) {
 		sc.typ = lineCheckpoint
 	}
 	if sc.typ != lineOther {
-		line, _ := trimSpace(raw)
+		line, start := trimSpace(raw)
 		sc.check = lineCheck(line)
+		sc.lead, sc.size = start, len(line)
 	}
 }
 
