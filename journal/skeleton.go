@@ -1,9 +1,8 @@
 package journal
 
 import (
-	"encoding/binary"
-
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/internal/skel"
 )
 
 // Skeletons: the fast path's memory of how the lines it accepted are laid
@@ -28,40 +27,15 @@ import (
 // '{', '[' or whitespace, never the first byte of a scalar, which the
 // shorter one needs.
 
-// skelKind is what follows a skeleton node's literal.
-type skelKind uint8
-
-const (
-	skelNone skelKind = iota // not a scalar's first byte; the root's kind
-	skelString
-	skelNumber
-	skelTrue
-	skelFalse
-	skelNull
-	skelEnd // the literal closes the line's object
-)
-
-// scalarKind is the kind of scalar that a byte starts.
-var scalarKind = func() (t [256]skelKind) {
-	t['"'] = skelString
-	t['-'] = skelNumber
-	for c := '0'; c <= '9'; c++ {
-		t[c] = skelNumber
-	}
-	t['t'], t['f'], t['n'] = skelTrue, skelFalse, skelNull
-	return t
-}()
-
+// A skelNode is a literal, the kind of the scalar after it (skel.End: the
+// literal closes the line's object) and the nodes of the literals after
+// that scalar.
 type skelNode struct {
-	// The literal's first eight bytes, its last eight when it has more than
-	// eight, and the mask of the first word's bytes (all of them from
-	// eight bytes on): most literals are compared as one or two words.
-	w0, w1, mask uint64
-	lit          string
-	kind         skelKind
-	typ          bool // the scalar is the top-level "type"
-	folded       bool // skelEnd: two top-level names differ only in case
-	kids         []*skelNode
+	skel.Lit
+	kind   skel.Kind
+	typ    bool // the scalar is the top-level "type"
+	folded bool // skel.End: two top-level names differ only in case
+	kids   []*skelNode
 }
 
 const (
@@ -91,7 +65,7 @@ type skeletons struct {
 // of the scalar at b[val].
 type skelSeg struct {
 	lit, val int
-	kind     skelKind
+	kind     skel.Kind
 	typ      bool
 }
 
@@ -125,15 +99,15 @@ func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
 	for {
 		var next *skelNode
 		for _, kn := range n.kids {
-			j := i + len(kn.lit)
-			if !kn.at(b, i, j) {
+			j := i + kn.Len()
+			if !kn.At(b, i, j) {
 				continue
 			}
-			if kn.kind == skelEnd {
+			if kn.kind == skel.End {
 				s.hits++
 				return j, typ, kn.folded
 			}
-			if j < len(b) && scalarKind[b[j]] == kn.kind {
+			if j < len(b) && skel.KindOf[b[j]] == kn.kind {
 				next, i = kn, j
 				break
 			}
@@ -152,47 +126,26 @@ func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
 	}
 }
 
-// scalarEnd validates the scalar of kind k (not skelNone or skelEnd) that
+// scalarEnd validates the scalar of kind k (not skel.None or skel.End) that
 // starts at b[i] and returns the index just after it, or -1.
-func scalarEnd(b []byte, i int, k skelKind) int {
+func scalarEnd(b []byte, i int, k skel.Kind) int {
 	switch k {
-	case skelString:
+	case skel.String:
 		end, _ := scanString(b, i)
 		return end
-	case skelNumber:
+	case skel.Number:
 		return rawjson.NumberEnd(b, i)
-	case skelTrue:
+	case skel.True:
 		return literal(b, i, "true")
-	case skelFalse:
+	case skel.False:
 		return literal(b, i, "false")
 	}
 	return literal(b, i, "null")
 }
 
-// at reports whether b[i:j] is n's literal (j is i plus its length). A
-// literal of up to 16 bytes is compared as one or two words.
-func (n *skelNode) at(b []byte, i, j int) bool {
-	if len(b)-i < 8 || j > len(b) || len(n.lit) > 16 {
-		return j <= len(b) && n.lit == string(b[i:j])
-	}
-	if binary.LittleEndian.Uint64(b[i:])&n.mask != n.w0 {
-		return false
-	}
-	return len(n.lit) <= 8 || binary.LittleEndian.Uint64(b[j-8:]) == n.w1
-}
-
 // newSkelNode returns the node of literal lit.
-func newSkelNode(lit string, kind skelKind, typ, folded bool) *skelNode {
-	n := &skelNode{lit: lit, kind: kind, typ: typ, folded: folded, mask: ^uint64(0)}
-	var w [8]byte
-	copy(w[:], lit)
-	n.w0 = binary.LittleEndian.Uint64(w[:])
-	if len(lit) < 8 {
-		n.mask = 1<<(8*len(lit)) - 1
-	} else {
-		n.w1 = binary.LittleEndian.Uint64([]byte(lit[len(lit)-8:]))
-	}
-	return n
+func newSkelNode(lit string, kind skel.Kind, typ, folded bool) *skelNode {
+	return &skelNode{Lit: skel.NewLit(lit), kind: kind, typ: typ, folded: folded}
 }
 
 // learn adds the skeleton of the object that starts at b[i], which the
@@ -207,7 +160,7 @@ func (s *skeletons) learn(b []byte, i int, folded bool) {
 	}
 	l := skelLearner{b: b, lit: i, segs: s.segs[:0]}
 	end := l.value(i, 0, false)
-	segs := append(l.segs, skelSeg{lit: l.lit, val: end, kind: skelEnd})
+	segs := append(l.segs, skelSeg{lit: l.lit, val: end, kind: skel.End})
 	s.segs = segs
 	if len(segs) > maxSkelSegs {
 		return // a line of thousands of scalars would fill the trie alone
@@ -217,13 +170,13 @@ func (s *skeletons) learn(b []byte, i int, folded bool) {
 		lit := b[sg.lit:sg.val]
 		var next *skelNode
 		for _, kn := range n.kids {
-			if kn.kind == sg.kind && kn.lit == string(lit) {
+			if kn.kind == sg.kind && kn.String() == string(lit) {
 				next = kn
 				break
 			}
 		}
 		if next == nil {
-			next = newSkelNode(string(lit), sg.kind, sg.typ, folded && sg.kind == skelEnd)
+			next = newSkelNode(string(lit), sg.kind, sg.typ, folded && sg.kind == skel.End)
 			n.kids = append(n.kids, next)
 			s.nodes++
 			s.litBytes += len(lit)
@@ -273,7 +226,7 @@ func (l *skelLearner) value(i, depth int, typ bool) int {
 			i = skipWS(b, i+1)
 		}
 	}
-	k := scalarKind[b[i]]
+	k := skel.KindOf[b[i]]
 	e := scalarEnd(b, i, k)
 	l.segs = append(l.segs, skelSeg{lit: l.lit, val: i, kind: k, typ: typ})
 	l.lit = e

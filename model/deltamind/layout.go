@@ -1,10 +1,10 @@
 package deltamind
 
 import (
-	"encoding/binary"
 	"sync"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/internal/skel"
 )
 
 // Layouts: the readers' memory of how the lines they read are laid out.
@@ -81,36 +81,15 @@ type lineShape struct {
 	delta, turns, alts, seq bool
 }
 
-// Scalar kinds, as in journal's skeletons: what follows a node's literal.
-const (
-	kNone uint8 = iota // the root's
-	kString
-	kNumber
-	kTrue
-	kFalse
-	kNull
-	kEnd // the literal closes the line's object
-)
-
-var scalarKinds = func() (t [256]uint8) {
-	t['"'] = kString
-	t['-'] = kNumber
-	for c := '0'; c <= '9'; c++ {
-		t[c] = kNumber
-	}
-	t['t'], t['f'], t['n'] = kTrue, kFalse, kNull
-	return t
-}()
-
+// A layoutNode is a literal, the kind of the scalar after it (skel.End:
+// the literal closes the line's object) and the field the readers take
+// that scalar for, and the nodes of the literals after it.
 type layoutNode struct {
-	// The literal's first eight bytes, its last eight when it has more,
-	// and the mask of the first word's bytes (all of them from eight on).
-	w0, w1, mask uint64
-	lit          string
-	kind         uint8
-	f            field
-	shape        *lineShape // kEnd: the layout's
-	kids         []*layoutNode
+	skel.Lit
+	kind  skel.Kind
+	f     field
+	shape *lineShape // skel.End: the layout's
+	kids  []*layoutNode
 }
 
 const (
@@ -144,7 +123,7 @@ var layoutPool = sync.Pool{New: func() any { return &layouts{} }}
 // scalar at b[val].
 type layoutSeg struct {
 	lit, val int
-	kind     uint8
+	kind     skel.Kind
 	f        field
 }
 
@@ -183,15 +162,15 @@ func (t *layouts) match(b []byte, i int) ([]span, *lineShape, int) {
 	for {
 		var next *layoutNode
 		for _, kn := range n.kids {
-			j := i + len(kn.lit)
-			if !kn.at(b, i, j) {
+			j := i + kn.Len()
+			if !kn.At(b, i, j) {
 				continue
 			}
-			if kn.kind == kEnd {
+			if kn.kind == skel.End {
 				t.spans = spans
 				return spans, kn.shape, j
 			}
-			if j < len(b) && scalarKinds[b[j]] == kn.kind {
+			if j < len(b) && skel.KindOf[b[j]] == kn.kind {
 				next, i = kn, j
 				break
 			}
@@ -202,7 +181,7 @@ func (t *layouts) match(b []byte, i int) ([]span, *lineShape, int) {
 		}
 		vs := i
 		plain := true
-		if next.kind == kString {
+		if next.kind == skel.String {
 			i, plain = skipStr(b, i)
 		} else {
 			i = scalarEnd(b, i, next.kind)
@@ -220,44 +199,20 @@ func (t *layouts) match(b []byte, i int) ([]span, *lineShape, int) {
 
 // scalarEnd returns the index just after the number or literal of kind k
 // at b[i], or -1.
-func scalarEnd(b []byte, i int, k uint8) int {
+func scalarEnd(b []byte, i int, k skel.Kind) int {
 	lit := "null"
 	switch k {
-	case kNumber:
+	case skel.Number:
 		return rawjson.NumberEnd(b, i)
-	case kTrue:
+	case skel.True:
 		lit = "true"
-	case kFalse:
+	case skel.False:
 		lit = "false"
 	}
 	if i+len(lit) > len(b) || string(b[i:i+len(lit)]) != lit {
 		return -1
 	}
 	return i + len(lit)
-}
-
-// at reports whether b[i:j] is n's literal (j is i plus its length).
-func (n *layoutNode) at(b []byte, i, j int) bool {
-	if len(b)-i < 8 || j > len(b) || len(n.lit) > 16 {
-		return j <= len(b) && n.lit == string(b[i:j])
-	}
-	if binary.LittleEndian.Uint64(b[i:])&n.mask != n.w0 {
-		return false
-	}
-	return len(n.lit) <= 8 || binary.LittleEndian.Uint64(b[j-8:]) == n.w1
-}
-
-func newLayoutNode(lit string, kind uint8, f field) *layoutNode {
-	n := &layoutNode{lit: lit, kind: kind, f: f, mask: ^uint64(0)}
-	var w [8]byte
-	copy(w[:], lit)
-	n.w0 = binary.LittleEndian.Uint64(w[:])
-	if len(lit) < 8 {
-		n.mask = 1<<(8*len(lit)) - 1
-	} else {
-		n.w1 = binary.LittleEndian.Uint64([]byte(lit[len(lit)-8:]))
-	}
-	return n
 }
 
 // learn walks the object at b[i] and, when the readers would take it (see
@@ -278,19 +233,19 @@ func (t *layouts) learn(b []byte, i int) ([]span, *lineShape, int) {
 	}
 	n := t.root
 	spans := t.spans[:0]
-	segs := append(l.segs, layoutSeg{lit: l.lit, val: end, kind: kEnd})
+	segs := append(l.segs, layoutSeg{lit: l.lit, val: end, kind: skel.End})
 	for _, sg := range segs {
 		lit := b[sg.lit:sg.val]
 		var next *layoutNode
 		for _, kn := range n.kids {
-			if kn.kind == sg.kind && kn.lit == string(lit) {
+			if kn.kind == sg.kind && kn.String() == string(lit) {
 				next = kn
 				break
 			}
 		}
 		if next == nil {
-			next = newLayoutNode(string(lit), sg.kind, sg.f)
-			if sg.kind == kEnd {
+			next = &layoutNode{Lit: skel.NewLit(string(lit)), kind: sg.kind, f: sg.f}
+			if sg.kind == skel.End {
 				shape := l.shape
 				next.shape = &shape
 			}
@@ -299,10 +254,10 @@ func (t *layouts) learn(b []byte, i int) ([]span, *lineShape, int) {
 			t.litBytes += len(lit)
 		}
 		n = next
-		if sg.kind != kEnd && sg.f != fSkip {
+		if sg.kind != skel.End && sg.f != fSkip {
 			lo := sg.val
 			hi, plain := lo, true
-			if sg.kind == kString {
+			if sg.kind == skel.String {
 				hi, plain = skipStr(b, lo)
 			} else {
 				hi = scalarEnd(b, lo, sg.kind)
@@ -463,12 +418,12 @@ func (l *layoutLearner) value(i int, ctx int, f field) int {
 			return -1
 		}
 	}
-	k := scalarKinds[b[i]]
-	if k == kNone || !accepts(f, k) {
+	k := skel.KindOf[b[i]]
+	if k == skel.None || !accepts(f, k) {
 		return -1
 	}
 	var e int
-	if k == kString {
+	if k == skel.String {
 		e, _ = skipStr(b, i)
 	} else {
 		e = scalarEnd(b, i, k)
@@ -518,18 +473,18 @@ func (l *layoutLearner) array(i int, open byte, ctx int) int {
 }
 
 // accepts reports whether the readers take a scalar of kind k for f.
-func accepts(f field, k uint8) bool {
+func accepts(f field, k skel.Kind) bool {
 	switch f {
 	case fSkip:
 		return true
 	case fSeq:
-		return k == kNumber
+		return k == skel.Number
 	case fHard:
-		return k == kTrue || k == kFalse
+		return k == skel.True || k == skel.False
 	case fTurnNull:
-		return k == kNull
+		return k == skel.Null
 	}
-	return k == kString || k == kNull
+	return k == skel.String || k == skel.Null
 }
 
 // str returns the string or null s of b decoded, as cursor.str does.

@@ -1,0 +1,32 @@
+package skel
+
+import (
+	"strings"
+	"testing"
+)
+
+// A literal is found exactly where the bytes are its own, at every length
+// (the one-word, two-word and longer compares) and at the end of the
+// input, where fewer than eight bytes are left.
+func TestLitAtMatchesItsBytesOnly(t *testing.T) {
+	for n := 1; n <= 24; n++ {
+		s := strings.Repeat("x", n-1) + `"`
+		l := NewLit(s)
+		for _, tc := range []struct {
+			b    string
+			i    int
+			want bool
+		}{
+			{s, 0, true},
+			{"ab" + s + "cdefghijkl", 2, true},
+			{"ab" + s, 2, true},
+			{"ab" + s[:n-1] + "y" + "cdefghijkl", 2, false},
+			{"ab" + "y" + s[1:] + "cdefghijkl", 2, false},
+			{"ab" + s[:n-1], 2, false}, // cut short
+		} {
+			if got := l.At([]byte(tc.b), tc.i, tc.i+l.Len()); got != tc.want {
+				t.Errorf("NewLit(%q).At(%q, %d) = %v, want %v", s, tc.b, tc.i, got, tc.want)
+			}
+		}
+	}
+}
