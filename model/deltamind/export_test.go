@@ -96,6 +96,18 @@ func LayoutDiffers(t *Layouts, raw []byte) (diff string, read bool) {
 	return "", true
 }
 
+// ReadThroughLayouts reads raw through t for the fold and for the views,
+// and reports whether t read it (not how); raw may be anything, as the
+// bytes a window holds after the journal changed may be.
+func ReadThroughLayouts(t *Layouts, raw []byte) bool {
+	t.rest = 0
+	var sc scanned
+	_, scanRead := sc.scanLayout(t, raw)
+	var lf lineFields
+	_, read := lf.readLayout(t, raw)
+	return scanRead || read
+}
+
 // skipStr finds the end of the same strings as rawjson.SkipString, and
 // says whether their contents are their value.
 func TestSkipStr(t *testing.T) {

@@ -131,3 +131,30 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// The layouts read the bytes of a line that changed after it was folded
+// (cut short, or with a byte changed anywhere) without failing: they read
+// a window's bytes before the line's check says it is not the line folded.
+func TestLayoutsReadChangedLinesWithoutPanic(t *testing.T) {
+	var b bytes.Buffer
+	if err := demo.Generate(&b, "deltamind", 400, 9); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(b.Bytes()), []byte("\n"))
+	lay := deltamind.NewLayouts()
+	for _, l := range lines {
+		deltamind.ReadThroughLayouts(lay, l)
+	}
+	if !deltamind.ReadThroughLayouts(lay, lines[0]) {
+		t.Fatal("a generated line is not read through the layouts learned from its journal")
+	}
+	r := rand.New(rand.NewSource(3))
+	for _, l := range lines[:40] {
+		for n := range len(l) {
+			deltamind.ReadThroughLayouts(lay, l[:n])
+			c := bytes.Clone(l)
+			c[n] = "\"\\{}[],:0tfn \xff"[r.Intn(14)]
+			deltamind.ReadThroughLayouts(lay, c)
+		}
+	}
+}
