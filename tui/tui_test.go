@@ -262,7 +262,9 @@ func TestApproveFromKeyboard(t *testing.T) {
 // one opens its run at the event that asked.
 func TestPendingAcrossRuns(t *testing.T) {
 	w := start(t, openModel(t, deltaWorkspace), 120, 32)
-	w.waitFor(t, "Runs in")
+	// The list, not only its title: enter before the runs are read opens
+	// nothing, as it would for a person who pressed it that early.
+	w.waitFor(t, "Runs in", "20261121_223200_f0e1d2")
 	w.keys("enter") // the newest run, which waits for nothing
 	w.waitFor(t, "Timeline · delta-engine · 20261121_223200_f0e1d2")
 	w.keys("p")
