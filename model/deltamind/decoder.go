@@ -33,13 +33,12 @@ type decoder struct {
 	src    io.ReaderAt // l.src when the decoder was made
 	shared *windows    // nil for a decoder without windows
 	win    *fileWindow // the window last used
-	// ks and locs are scratch for an item's versions, lf for a line,
-	// turns for the sourceTurns of the item item returns last.
-	ks    []int32
-	locs  []uint64
+	// lf is scratch for a line, turns for the sourceTurns of the item
+	// item returns last.
 	lf    lineFields
 	turns []turnVal
-	// chains are the versions of the items of a part, when gathered.
+	// chains are the versions of the items being read (those of a part,
+	// or the one item asked for).
 	chains chains
 	// lay are the layouts of the lines read, for a decoder with windows
 	// (taken from layoutPool at the first line).
@@ -307,10 +306,9 @@ const (
 // itemLocs appends to out the locs of the lines of items from to to-1 as
 // of the first seq item versions. The caller holds l.mu.
 func (l *lineage) itemLocs(from, to int32, seq int64, out []uint64) []uint64 {
+	var ks []int32
 	for i := from; i < to; i++ {
-		for k := l.version(i, seq); k >= 0; k = l.revs.prev(int(k)) {
-			out = append(out, l.ivs.at(int(k)))
-		}
+		ks, out = l.appendVersions(ks[:0], out, i, seq)
 	}
 	return out
 }
@@ -318,12 +316,9 @@ func (l *lineage) itemLocs(from, to int32, seq int64, out []uint64) []uint64 {
 // recLocs appends to out the locs of rejected lines (or disagreements)
 // from to to-1. The caller holds l.mu.
 func (l *lineage) recLocs(disagreement bool, from, to int, out []uint64) []uint64 {
+	list := l.recList(disagreement)
 	for i := from; i < to; i++ {
-		if disagreement {
-			out = append(out, l.disagreements.at(i).loc)
-		} else {
-			out = append(out, l.rejected.at(i).loc)
-		}
+		out = append(out, list.at(i).loc)
 	}
 	return out
 }
@@ -382,35 +377,20 @@ func (it *itemVal) semanticID() string {
 func (d *decoder) item(i int32, seq int64) itemVal {
 	l := d.l
 	d.keepOnly(d.win) // the item before is written: its windows may go
-	var ks []int32
-	var locs []uint64
-	var variants []format
-	f := l.variants[0]
-	if c := &d.chains; c.has(i, seq) {
-		from, to := c.start[i-c.lo], c.start[i-c.lo+1]
-		ks, locs = c.ks[from:to], c.locs[from:to]
-		if c.variants != nil {
-			variants = c.variants[from:to]
-		}
-	} else {
-		l.mu.Lock()
-		d.ks, d.locs = l.appendVersions(d.ks[:0], d.locs[:0], i, seq)
-		ks, locs = d.ks, d.locs
-		if l.other != nil {
-			for _, k := range ks {
-				variants = append(variants, l.variantOf(k))
-			}
-		}
-		f = l.variants[0]
-		l.mu.Unlock()
+	c := &d.chains
+	if !c.has(i, seq) {
+		d.gather(i, i+1, seq) // a decoder that reads items one at a time
 	}
+	from, to := c.start[i-c.lo], c.start[i-c.lo+1]
+	ks, locs := c.ks[from:to], c.locs[from:to]
+	f := c.base
 	it := itemVal{turns: d.turns[:0]}
 	for j := len(ks) - 1; j >= 0; j-- {
 		if !d.readLine(locs[j], j == len(ks)-1) {
 			return broken(locs[0])
 		}
-		if variants != nil {
-			f = variants[j]
+		if c.variants != nil {
+			f = c.variants[from+int32(j)]
 		}
 		it.apply(&d.lf.delta, int64(ks[j])+1, j == len(ks)-1, f, l.sids)
 	}
@@ -421,13 +401,15 @@ func (d *decoder) item(i int32, seq int64) itemVal {
 // chains are the versions of items lo to hi-1 as of the first seq item
 // versions, read from the lineage under one lock (decoder.gather): item i's,
 // newest first, are ks[start[i-lo]:start[i-lo+1]], with their lines' locs
-// and, when some were folded with another format, their formats.
+// and, when some were folded with another format, their formats (base,
+// the lineage's own, otherwise).
 type chains struct {
 	lo, hi   int32
 	seq      int64
 	ks       []int32
 	locs     []uint64
 	variants []format
+	base     format
 	start    []int32
 	gathered bool
 }
@@ -438,8 +420,8 @@ func (c *chains) has(i int32, seq int64) bool {
 }
 
 // gather reads the versions of items lo to hi-1 as of the first seq item
-// versions into d.chains, under one lock, for item: the decoders of
-// StreamView's parts, which run on every CPU, would otherwise each take
+// versions into d.chains, under one lock, for item: a part's, so that the
+// decoders of StreamView's parts, which run on every CPU, do not each take
 // the lineage's lock for each item, moving its cache line from CPU to CPU.
 func (d *decoder) gather(lo, hi int32, seq int64) {
 	l, c := d.l, &d.chains
@@ -452,6 +434,7 @@ func (d *decoder) gather(lo, hi int32, seq int64) {
 		c.ks, c.locs = l.appendVersions(c.ks, c.locs, i, seq)
 	}
 	c.start = append(c.start, int32(len(c.ks)))
+	c.base = l.variants[0]
 	if l.other == nil {
 		c.variants = nil
 		return

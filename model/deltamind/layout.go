@@ -120,11 +120,12 @@ type layouts struct {
 var layoutPool = sync.Pool{New: func() any { return &layouts{} }}
 
 // layoutSeg is a literal of a line being learned, b[lit:val], and the
-// scalar at b[val].
+// scalar b[val:end] (plain: see skipStr).
 type layoutSeg struct {
-	lit, val int
-	kind     skel.Kind
-	f        field
+	lit, val, end int
+	kind          skel.Kind
+	f             field
+	plain         bool
 }
 
 // read reads the line raw through the trie, learning its layout when it
@@ -255,14 +256,7 @@ func (t *layouts) learn(b []byte, i int) ([]span, *lineShape, int) {
 		}
 		n = next
 		if sg.kind != skel.End && sg.f != fSkip {
-			lo := sg.val
-			hi, plain := lo, true
-			if sg.kind == skel.String {
-				hi, plain = skipStr(b, lo)
-			} else {
-				hi = scalarEnd(b, lo, sg.kind)
-			}
-			spans = append(spans, span{lo: int32(lo), hi: int32(hi), f: sg.f, plain: plain})
+			spans = append(spans, span{lo: int32(sg.val), hi: int32(sg.end), f: sg.f, plain: sg.plain})
 		}
 	}
 	t.spans = spans
@@ -422,9 +416,9 @@ func (l *layoutLearner) value(i int, ctx int, f field) int {
 	if k == skel.None || !accepts(f, k) {
 		return -1
 	}
-	var e int
+	e, plain := 0, true
 	if k == skel.String {
-		e, _ = skipStr(b, i)
+		e, plain = skipStr(b, i)
 	} else {
 		e = scalarEnd(b, i, k)
 	}
@@ -434,7 +428,7 @@ func (l *layoutLearner) value(i int, ctx int, f field) int {
 	if f == fSeq {
 		l.shape.seq = true
 	}
-	l.segs = append(l.segs, layoutSeg{lit: l.lit, val: i, kind: k, f: f})
+	l.segs = append(l.segs, layoutSeg{lit: l.lit, val: i, end: e, kind: k, f: f, plain: plain})
 	l.lit = e
 	return e
 }

@@ -46,10 +46,7 @@ func (s *state) View() model.Object {
 func (l *lineage) rec(disagreement bool, i int) rec {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if disagreement {
-		return l.disagreements.at(i)
-	}
-	return l.rejected.at(i)
+	return l.recList(disagreement).at(i)
 }
 
 // recs returns rejected lines (or disagreements) lo to hi-1, read under
@@ -58,14 +55,20 @@ func (l *lineage) recs(disagreement bool, lo, hi int) []rec {
 	out := make([]rec, 0, hi-lo)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	list := l.recList(disagreement)
 	for i := lo; i < hi; i++ {
-		if disagreement {
-			out = append(out, l.disagreements.at(i))
-		} else {
-			out = append(out, l.rejected.at(i))
-		}
+		out = append(out, list.at(i))
 	}
 	return out
+}
+
+// recList returns the rejected lines, or the disagreements. The caller
+// holds l.mu.
+func (l *lineage) recList(disagreement bool) *dense[rec] {
+	if disagreement {
+		return &l.disagreements
+	}
+	return &l.rejected
 }
 
 // view returns the view with the given items, rejected and disagreements
