@@ -1,10 +1,13 @@
 package deltamind
 
 import (
+	"io"
+	"iter"
 	"reflect"
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,5 +215,66 @@ func TestWalkHoldsFewWindows(t *testing.T) {
 		if len(d.held) > 2 {
 			t.Errorf("reuse %v: the decoder holds %d windows after the walk", reuse, len(d.held))
 		}
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.ReaderAt
+	n atomic.Int64
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// The items' parts made two at a time, one item of each in turn (as the
+// two CPUs of rewind state make them, each part's items starting a little
+// after the other's), read the journal about once: a window read for one
+// part's lines serves the other's too (it read the file twice when each
+// read its windows from its own lines on).
+func TestStreamViewPartsReadTheFileOnce(t *testing.T) {
+	defer func(w int) { partWin = w }(partWin)
+	partWin = 1 << 20
+	s := foldGenerated(t, 60000, 5).(*state)
+	src := &countingReader{r: s.lin.src}
+	size, err := src.r.(io.Seeker).Seek(0, io.SeekEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.lin.src = src
+	lazy, _ := Format.(model.StreamViews).StreamView(s).Get("items")
+	var parts []func(func(any) bool)
+	lazy.(model.Lazy).Parts(func(p func(func(any) bool)) bool { parts = append(parts, p); return true })
+	if len(parts) < 8 {
+		t.Fatalf("%d parts: want several pairs", len(parts))
+	}
+	items := 0
+	for k := 0; k < len(parts); k += 2 {
+		pair := parts[k:min(k+2, len(parts))]
+		next := make([]func() (any, bool), len(pair))
+		for i, p := range pair {
+			var stop func()
+			next[i], stop = iter.Pull(iter.Seq[any](p))
+			defer stop()
+		}
+		for left := len(pair); left > 0; {
+			left = 0
+			for _, n := range next {
+				if _, ok := n(); ok {
+					items, left = items+1, left+1
+				}
+			}
+		}
+	}
+	if items != int(s.nItems) {
+		t.Fatalf("the parts made %d items, want %d", items, s.nItems)
+	}
+	read := src.n.Load()
+	t.Logf("read %.2f times the journal", float64(read)/float64(size))
+	if float64(read) > 1.2*float64(size) {
+		t.Errorf("the items' parts read %d bytes of a journal of %d (%.2f times)", read, size, float64(read)/float64(size))
 	}
 }
