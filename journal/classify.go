@@ -21,9 +21,10 @@ type classifier struct {
 	// bytes: most lines have one of a few types.
 	recent [64]recentType
 	keys   []string
-	names  [][]byte  // the fast path's top-level names
-	shape  shape     // the top-level names of the last line it accepted
-	skel   skeletons // the layouts of the lines it accepted
+	names  [][]byte   // the fast path's top-level names
+	shape  shape      // the top-level names of the last line it accepted
+	skel   skeletons  // the layouts of the lines it accepted
+	endsOf [][2]int32 // the range of skel.ends of each record of a block (Ends)
 
 	seen     map[string]struct{} // name checks of objects with many members
 	seenFold map[string]string

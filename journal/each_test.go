@@ -3,11 +3,15 @@ package journal
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -179,4 +183,100 @@ func clipSeen(s seen) seen {
 		s.Raw = s.Raw[:80] + "…"
 	}
 	return s
+}
+
+// UpdateEachPreparedEnds gives prepare, with each event's line, the ends
+// of its scalars as a JSON tokenizer finds them (or none), on both
+// workers and across blocks, among bad lines, long lines and lines with
+// whitespace; and most lines of a generated journal come with them.
+func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
+	var b bytes.Buffer
+	if err := demo.Generate(&b, "deltamind", 30000, 9); err != nil {
+		t.Fatal(err)
+	}
+	gen := bytes.Split(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\n"))
+	var data bytes.Buffer
+	for i, l := range gen {
+		switch i % 101 {
+		case 3:
+			data.WriteString("not json\n")
+		case 5:
+			data.WriteString(" " + string(l) + " \r\n")
+		case 7:
+			data.WriteString(`{"type":"long","text":"` + strings.Repeat("x", 70000) + "\"}\n")
+		case 9:
+			data.WriteString(string(l[:len(l)-1]) + ",}\n") // invalid
+		}
+		data.Write(l)
+		data.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "provenance.jsonl")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(path, 0) // empty: UpdateEachPreparedEnds reads it all
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		raw  string
+		ends []uint32
+	}
+	lines, withEnds := 0, 0
+	if _, err := j.UpdateEachPreparedEnds(int64(data.Len()), func(raw [][]byte, ends [][]uint32, prev any) any {
+		if len(ends) != len(raw) {
+			panic(fmt.Sprintf("%d lines, %d ends", len(raw), len(ends)))
+		}
+		p := make([]line, len(raw))
+		for i := range raw {
+			p[i] = line{string(raw[i]), slices.Clone(ends[i])}
+		}
+		return p
+	}, func(ev model.Event, p any, i int) error {
+		l := p.([]line)[i]
+		if l.raw != string(ev.Raw) {
+			return fmt.Errorf("event %d: prepare got line %.60q", ev.Pos, l.raw)
+		}
+		lines++
+		if l.ends == nil {
+			return nil
+		}
+		withEnds++
+		want, err := tokenEnds(ev.Raw)
+		if err != nil || !slices.Equal(l.ends, want) {
+			return fmt.Errorf("event %d: ends %v, the tokenizer's %v (%v): %.80q", ev.Pos, l.ends, want, err, ev.Raw)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if lines < len(gen) || withEnds < lines*9/10 {
+		t.Fatalf("%d events (%d generated lines), %d of them with their scalars' ends", lines, len(gen), withEnds)
+	}
+}
+
+// tokenEnds is scalarEnds for a line that starts with its object, or an
+// error.
+func tokenEnds(line []byte) (ends []uint32, err error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err == io.EOF {
+			return ends, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch tok.Kind() {
+		case '{', '}', '[', ']':
+			continue
+		}
+		if k, n := dec.StackIndex(dec.StackDepth()); k == '{' && n%2 == 1 {
+			continue // a name
+		}
+		ends = append(ends, uint32(dec.InputOffset()))
+	}
 }

@@ -38,8 +38,10 @@ func (c *classifier) fastClassify(line []byte, r *Record) bool {
 	if i >= len(line) || line[i] != '{' {
 		return false
 	}
+	from := len(c.skel.ends)
 	end, typ, folded := c.fastObject(line, i)
 	if end < 0 || skipWS(line, end) != len(line) {
+		c.skel.ends = c.skel.ends[:from]
 		return false
 	}
 	c.setType(r, typ, folded)

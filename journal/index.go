@@ -84,7 +84,7 @@ type badDetail struct {
 // order as each block is done, so readers see the index grow. Scan must not
 // be called concurrently with itself.
 func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
-	return ix.ScanBlocks(r, size, nil, nil)
+	return ix.ScanBlocks(r, size, nil, false, nil)
 }
 
 // ScanBlocks is Scan calling fn, when not nil, on the committing goroutine
@@ -100,8 +100,10 @@ func (ix *Index) Scan(r io.ReaderAt, size int64) (int, error) {
 // what it returned as p: work on the block's lines that does not depend on
 // the blocks before runs there, on another CPU than fn's. prev is what an
 // earlier call returned, once fn is done with it (nil at first), for its
-// memory to be reused.
-func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, prepare func(data []byte, off int64, recs []Record, prev any) any,
+// memory to be reused. With ends set, prepare also gets where the
+// classifier found the scalars of each line (Ends); otherwise an empty
+// Ends.
+func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, prepare BlockPrepare, ends bool,
 	fn func(data []byte, off int64, recs []Record, p any)) (int, error) {
 	ix.mu.RLock()
 	pos, line := ix.next, ix.line
@@ -125,6 +127,10 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, prepare func(data []byte,
 	}
 	for len(ix.workers) < workers {
 		ix.workers = append(ix.workers, newClassifier())
+	}
+	ix.cls.skel.record = ends && prepare != nil
+	for _, c := range ix.workers {
+		c.skel.record = ix.cls.skel.record
 	}
 	var (
 		total   int
@@ -276,10 +282,37 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, prepare func(data []byte,
 	return total, scanErr
 }
 
+// BlockPrepare is ScanBlocks' prepare: it gets a block's bytes (from
+// offset off of the file), its records and, when ScanBlocks was asked for
+// them, where its lines' scalars end; prev is what an earlier call
+// returned, or nil.
+type BlockPrepare func(data []byte, off int64, recs []Record, ends Ends, prev any) any
+
+// Ends are where the classifier found the scalars of a block's lines, as
+// it validated them through its skeletons (see skeletons.match): the
+// records' ends are in all, those of record i in all[of[i][0]:of[i][1]].
+// They are valid during the prepare call they are given to only.
+type Ends struct {
+	all []uint32
+	of  [][2]int32
+}
+
+// Of returns the ends of the scalars of the block's record i (strings,
+// numbers, true, false and null, in the order of the line, each the
+// index just after the scalar from the line's first byte, '{'), or nil
+// when the classifier did not read the line through a skeleton (nor for
+// a bad line).
+func (e Ends) Of(i int) []uint32 {
+	if i < 0 || i >= len(e.of) || e.of[i][0] == e.of[i][1] {
+		return nil
+	}
+	return e.all[e.of[i][0]:e.of[i][1]:e.of[i][1]]
+}
+
 // classifyBlock splits a block into lines and classifies each, then calls
 // prepare (when not nil) on it. Record line numbers are relative to the
 // block (the committer adds the base).
-func (ix *Index) classifyBlock(c *classifier, b *block, prepare func(data []byte, off int64, recs []Record, prev any) any) {
+func (ix *Index) classifyBlock(c *classifier, b *block, prepare BlockPrepare) {
 	ix.classify(c, b)
 	if prepare != nil && b.data != nil {
 		var prev any
@@ -287,7 +320,11 @@ func (ix *Index) classifyBlock(c *classifier, b *block, prepare func(data []byte
 		case prev = <-b.spareP:
 		default:
 		}
-		b.prepared = prepare(b.data, b.off, b.recs, prev)
+		var ends Ends
+		if c.skel.record {
+			ends = Ends{all: c.skel.ends, of: c.endsOf}
+		}
+		b.prepared = prepare(b.data, b.off, b.recs, ends, prev)
 	}
 }
 
@@ -306,18 +343,25 @@ func (ix *Index) classify(c *classifier, b *block) {
 		b.recs = make([]Record, 0, max(len(data)/512, 16))
 	}
 	var n int32
+	record := c.skel.record
+	c.skel.ends, c.endsOf = c.skel.ends[:0], c.endsOf[:0]
 	for off := 0; off < len(data); {
 		// A line that starts with its object is read by the fast path,
 		// which finds its end as it goes; the file's first line may
 		// start with a BOM.
 		if data[off] == '{' && b.off+int64(off) > 0 {
 			rec := Record{Off: b.off + int64(off), Line: n + 1}
+			from := len(c.skel.ends)
 			if e := c.fastLine(data, off, &rec); e >= 0 && int64(e-off) <= ix.maxRecord {
 				n++
 				b.recs = append(b.recs, rec)
+				if record {
+					c.endsOf = append(c.endsOf, [2]int32{int32(from), int32(len(c.skel.ends))})
+				}
 				off = e + 1
 				continue
 			}
+			c.skel.ends = c.skel.ends[:from]
 		}
 		k := bytes.IndexByte(data[off:], '\n')
 		if k < 0 {
@@ -329,6 +373,9 @@ func (ix *Index) classify(c *classifier, b *block) {
 			b.recs = append(b.recs, Record{Off: b.off + int64(off), Len: int64(k), Line: n, Problem: ProblemTooLong})
 		} else {
 			b.recs, b.bad = lineRecords(c, b.recs, b.bad, data[off:off+k], b.off+int64(off), n)
+		}
+		for record && len(c.endsOf) < len(b.recs) {
+			c.endsOf = append(c.endsOf, [2]int32{}) // read without a skeleton
 		}
 		off += k + 1
 	}

@@ -155,6 +155,23 @@ func (j *Journal) UpdateEach(size int64, fn func(ev model.Event) error) (int, er
 // A JSON-array journal's events are read back one at a time, each its own
 // block.
 func (j *Journal) UpdateEachPrepared(size int64, prepare func(lines [][]byte, prev any) any, fn func(ev model.Event, p any, i int) error) (int, error) {
+	var prep func(lines [][]byte, _ [][]uint32, prev any) any
+	if prepare != nil {
+		prep = func(lines [][]byte, _ [][]uint32, prev any) any { return prepare(lines, prev) }
+	}
+	return j.updateEach(size, prep, false, fn)
+}
+
+// UpdateEachPreparedEnds is UpdateEachPrepared for a prepare that also
+// reads where the index found each line's scalars (model.EndsPreparer):
+// ends[i] are those of lines[i] (Ends.Of), nil for a line the index did
+// not read through a skeleton. ends is valid during the prepare call only.
+func (j *Journal) UpdateEachPreparedEnds(size int64, prepare func(lines [][]byte, ends [][]uint32, prev any) any, fn func(ev model.Event, p any, i int) error) (int, error) {
+	return j.updateEach(size, prepare, true, fn)
+}
+
+// updateEach is UpdateEachPrepared and UpdateEachPreparedEnds.
+func (j *Journal) updateEach(size int64, prepare func(lines [][]byte, ends [][]uint32, prev any) any, withEnds bool, fn func(ev model.Event, p any, i int) error) (int, error) {
 	if j.size.Load() == 0 && j.Index.Consumed() == 0 {
 		j.form.Store(uint32(detectForm(j.f, size)))
 	}
@@ -169,32 +186,39 @@ func (j *Journal) UpdateEachPrepared(size int64, prepare func(lines [][]byte, pr
 		return n, j.Each(1, int(^uint(0)>>1), func(ev model.Event) error {
 			if prepare != nil {
 				line[0] = ev.Raw
-				p = prepare(line[:], p)
+				p = prepare(line[:], nil, p)
 			}
 			return fn(ev, p, 0)
 		})
 	}
 	j.size.Store(size)
-	var prep func(data []byte, off int64, recs []Record, prev any) any
+	var prep BlockPrepare
 	if prepare != nil {
-		prep = func(data []byte, off int64, recs []Record, prev any) any {
+		prep = func(data []byte, off int64, recs []Record, ends Ends, prev any) any {
 			pb, _ := prev.(*preparedBlock)
 			if pb == nil {
 				pb = &preparedBlock{}
 			}
-			pb.lines = pb.lines[:0]
-			for _, rec := range recs {
+			pb.lines, pb.ends = pb.lines[:0], pb.ends[:0]
+			for i, rec := range recs {
 				if !rec.Problem.Bad() {
 					s := rec.Off - off
 					pb.lines = append(pb.lines, data[s:s+rec.Len])
+					if withEnds {
+						pb.ends = append(pb.ends, ends.Of(i))
+					}
 				}
 			}
-			pb.p = prepare(pb.lines, pb.p)
+			var e [][]uint32
+			if withEnds {
+				e = pb.ends
+			}
+			pb.p = prepare(pb.lines, e, pb.p)
 			return pb
 		}
 	}
 	var fnErr error
-	n, err := j.Index.ScanBlocks(j.f, size, prep, func(data []byte, off int64, recs []Record, p any) {
+	n, err := j.Index.ScanBlocks(j.f, size, prep, withEnds, func(data []byte, off int64, recs []Record, p any) {
 		var bp any
 		if pb, ok := p.(*preparedBlock); ok {
 			bp = pb.p
@@ -219,9 +243,10 @@ func (j *Journal) UpdateEachPrepared(size int64, prepare func(lines [][]byte, pr
 }
 
 // preparedBlock is UpdateEachPrepared's result of prepare for one block:
-// the lines it was given (kept for reuse) and what it returned.
+// the lines and ends it was given (kept for reuse) and what it returned.
 type preparedBlock struct {
 	lines [][]byte
+	ends  [][]uint32
 	p     any
 }
 

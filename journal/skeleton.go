@@ -59,6 +59,11 @@ type skeletons struct {
 
 	lines, hits int // in the current window
 	rest        int // lines left to sit out
+
+	// ends, when record is set, gets the end of each scalar of every line
+	// match reads, in order, as its index from the object's first byte.
+	ends   []uint32
+	record bool
 }
 
 // skelSeg is a literal of a line being learned, b[lit:val], and the kind
@@ -90,12 +95,15 @@ func (s *skeletons) on() bool {
 // returns the index just after the object, its top-level "type" scalar as
 // written (nil when there is none) and whether two top-level names differ
 // only in case, or end -1 when the line's skeleton is not in the trie or
-// one of its scalars is not valid.
+// one of its scalars is not valid. With s.record, it appends the end of
+// each scalar to s.ends, as an index from b[i], which it leaves as it was
+// when it returns -1.
 func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
 	n := s.root
 	if n == nil {
 		return -1, nil, false
 	}
+	start, from := i, len(s.ends)
 	for {
 		var next *skelNode
 		for _, kn := range n.kids {
@@ -113,14 +121,19 @@ func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
 			}
 		}
 		if next == nil {
+			s.ends = s.ends[:from]
 			return -1, nil, false
 		}
 		vs := i
 		if i = scalarEnd(b, i, next.kind); i < 0 {
+			s.ends = s.ends[:from]
 			return -1, nil, false
 		}
 		if next.typ {
 			typ = b[vs:i]
+		}
+		if s.record {
+			s.ends = append(s.ends, uint32(i-start))
 		}
 		n = next
 	}

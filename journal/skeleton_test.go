@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,16 +23,42 @@ func grammarOnly() *classifier {
 
 // sameAsGrammar classifies line with c (after the lines c read before) and
 // with a classifier that reads only the grammar, and fails when the two
-// differ in verdict, type or problem.
+// differ in verdict, type or problem, or when c read the line through a
+// skeleton and the ends of its scalars it recorded are not those a JSON
+// tokenizer finds.
 func sameAsGrammar(t *testing.T, c *classifier, line []byte) {
 	t.Helper()
 	var got, want Record
+	c.skel.record = true
+	from := len(c.skel.ends)
 	ok := c.fastClassify(line, &got)
 	wantOK := grammarOnly().fastClassify(line, &want)
 	if ok != wantOK || got.Type() != want.Type() || got.Problem != want.Problem {
 		t.Fatalf("through the skeletons: accepted %v, type %q, problem %v; through the grammar: %v, %q, %v: %q",
 			ok, got.Type(), got.Problem, wantOK, want.Type(), want.Problem, line)
 	}
+	ends := c.skel.ends[from:]
+	if !ok && len(ends) > 0 {
+		t.Fatalf("a line refused left the ends of %d scalars: %q", len(ends), line)
+	}
+	if ok && len(ends) > 0 {
+		start := skipWS(line, 0)
+		if want := scalarEnds(t, line[start:]); !slices.Equal(ends, want) {
+			t.Fatalf("the scalars' ends recorded are %v, the tokenizer's %v: %q", ends, want, line)
+		}
+	}
+	c.skel.ends = c.skel.ends[:0]
+}
+
+// scalarEnds returns the end of every scalar of the valid JSON object obj
+// (not of its names), as a JSON tokenizer finds them (tokenEnds).
+func scalarEnds(t *testing.T, obj []byte) []uint32 {
+	t.Helper()
+	ends, err := tokenEnds(obj)
+	if err != nil {
+		t.Fatalf("%v: %q", err, obj)
+	}
+	return ends
 }
 
 // A line laid out as one read before, but with a scalar that is not valid
@@ -233,5 +260,36 @@ func TestSkeletonsSkipHugeLayouts(t *testing.T) {
 	}
 	if c.skel.nodes > 1 || c.skel.hits != 0 {
 		t.Fatalf("a line of %d scalars was learned: %d nodes, %d hits", maxSkelSegs+11, c.skel.nodes, c.skel.hits)
+	}
+}
+
+// BenchmarkSkeletonMatch reads generated lines of each format through the
+// skeletons, as the index's fast path does, without and with the ends of
+// their scalars recorded (for PrepareEnds).
+func BenchmarkSkeletonMatch(b *testing.B) {
+	for _, f := range []string{"durable-stream", "delta-engine", "deltamind"} {
+		var buf bytes.Buffer
+		if err := demo.Generate(&buf, f, 20000, 1); err != nil {
+			b.Fatal(err)
+		}
+		lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+		for _, record := range []bool{false, true} {
+			b.Run(f+"/ends="+strconv.FormatBool(record), func(b *testing.B) {
+				c := newClassifier()
+				c.skel.record = record
+				for _, l := range lines {
+					c.skel.learn(l, 0, false)
+				}
+				b.SetBytes(int64(buf.Len()))
+				for range b.N {
+					for _, l := range lines {
+						if end, _, _ := c.skel.match(l, 0); end != len(l) {
+							b.Fatalf("not matched: %s", l)
+						}
+					}
+					c.skel.ends = c.skel.ends[:0]
+				}
+			})
+		}
 	}
 }

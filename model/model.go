@@ -149,6 +149,20 @@ type Preparer interface {
 	ApplyPrepared(s State, ev Event, p any, i int) State
 }
 
+// An EndsPreparer is a Preparer whose Prepare reads a line faster when it
+// knows where the line's scalars end, as the index found them while it
+// validated the line (journal.UpdateEachPreparedEnds): it skips a string
+// it does not need without scanning it.
+type EndsPreparer interface {
+	Preparer
+	// PrepareEnds is Prepare, ends[i] being nil or the ends of the
+	// scalars of lines[i] (strings, numbers, true, false and null, in
+	// order, each as the index just after it from the line's first byte),
+	// which it may trust only as far as the line's bytes agree with them.
+	// ends is valid during the call only.
+	PrepareEnds(lines [][]byte, ends [][]uint32, prev any) any
+}
+
 // PrepareLines is how a Preparer's Prepare usually reads a batch: each of
 // lines into a T with read, in a []T that reuses prev's memory when prev
 // is what an earlier call returned (a *[]T), returned as a *[]T.

@@ -62,7 +62,30 @@ func BenchmarkScanLayout(b *testing.B) {
 	for range b.N {
 		for _, l := range lines {
 			var sc scanned
-			if ok, _ := sc.scanLayout(t, l); !ok {
+			if ok, _ := sc.scanLayout(t, l, nil); !ok {
+				b.Fatalf("not read: %s", l)
+			}
+		}
+	}
+}
+
+// BenchmarkScanLayoutEnds is BenchmarkScanLayout with the ends of each
+// line's scalars known, as the index hands them to PrepareEnds.
+func BenchmarkScanLayoutEnds(b *testing.B) {
+	lines, n := benchLines(b)
+	ends := make([][]uint32, len(lines))
+	for i, l := range lines {
+		var err error
+		if ends[i], err = tokenEnds(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(n)
+	t := &layouts{}
+	for range b.N {
+		for i, l := range lines {
+			var sc scanned
+			if ok, _ := sc.scanLayout(t, l, ends[i]); !ok {
 				b.Fatalf("not read: %s", l)
 			}
 		}

@@ -310,12 +310,22 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 
 // Prepare scans each line of a batch as Apply does (scanned.scan, through
 // layouts) into a []preparedLine (model.PrepareLines); see model.Preparer.
-func (format) Prepare(lines [][]byte, prev any) any {
+func (f format) Prepare(lines [][]byte, prev any) any { return f.PrepareEnds(lines, nil, prev) }
+
+// PrepareEnds is Prepare, the strings the fold does not read skipped to
+// where the index found their ends (model.EndsPreparer).
+func (format) PrepareEnds(lines [][]byte, ends [][]uint32, prev any) any {
 	t := layoutPool.Get().(*layouts)
 	defer layoutPool.Put(t)
+	i := 0
 	return model.PrepareLines(lines, prev, func(line []byte, pl *preparedLine) {
+		var e []uint32
+		if i < len(ends) {
+			e = ends[i]
+		}
+		i++
 		var read bool
-		if pl.ok, read = pl.sc.scanLayout(t, line); !read {
+		if pl.ok, read = pl.sc.scanLayout(t, line, e); !read {
 			pl.ok = pl.sc.scan(line)
 		}
 	})

@@ -1,12 +1,15 @@
 package deltamind
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/rewind-tui/rewind/internal/rawjson"
 )
 
@@ -65,23 +68,37 @@ func NewLayouts() *Layouts { return &layouts{} }
 // (readLayout), and says how that differs from the general walk (scan,
 // lineFields.read), or "" when it does not, or when t leaves raw to the
 // general walk. It also reports, in learned, whether t read raw.
+//
+// The fold's reading is also checked with the ends of the line's scalars
+// a JSON tokenizer finds (as the index hands them to PrepareEnds), when it
+// reads the line as JSON.
 func LayoutDiffers(t *Layouts, raw []byte) (diff string, read bool) {
 	t.rest = 0 // a trie that sat out would test nothing
 	var want, got scanned
 	wantOK := want.scan(raw)
-	gotOK, ok := got.scanLayout(t, raw)
+	gotOK, ok := got.scanLayout(t, raw, nil)
 	if !ok {
 		return "", false
 	}
-	if gotOK != wantOK {
-		return fmt.Sprintf("%s: scanLayout %v, scan %v", raw, gotOK, wantOK), true
+	if d := scanDiffers(raw, "scanLayout", got, gotOK, want, wantOK); d != "" {
+		return d, true
 	}
-	if wantOK && (got.typ != want.typ || got.delta != want.delta || got.kind != want.kind || string(got.id) != string(want.id) ||
-		string(got.target) != string(want.target) || got.branch != want.branch || got.turns != want.turns || got.check != want.check) {
-		return fmt.Sprintf("%s: scanLayout %+v, scan %+v", raw, got, want), true
+	if ends, err := tokenEnds(raw); err == nil {
+		t.rest = 0
+		var withEnds scanned
+		hits := t.hits
+		gotOK, ok := withEnds.scanLayout(t, raw, ends)
+		if !ok || t.hits == hits {
+			// Its layout is in t now: the ends must not make it miss.
+			return fmt.Sprintf("%s: scanLayout with ends %v did not read it through its layout", raw, ends), true
+		}
+		if d := scanDiffers(raw, fmt.Sprintf("scanLayout with ends %v", ends), withEnds, gotOK, want, wantOK); d != "" {
+			return d, true
+		}
 	}
 	var wl, gl lineFields
 	wantRead := wl.read(raw)
+	t.rest = 0
 	gotRead, ok := gl.readLayout(t, raw)
 	if !ok {
 		return fmt.Sprintf("%s: scanLayout read it, readLayout did not", raw), true
@@ -96,13 +113,54 @@ func LayoutDiffers(t *Layouts, raw []byte) (diff string, read bool) {
 	return "", true
 }
 
-// ReadThroughLayouts reads raw through t for the fold and for the views,
-// and reports whether t read it (not how); raw may be anything, as the
-// bytes a window holds after the journal changed may be.
+// scanDiffers says how the fold's reading of raw through the layouts (got)
+// differs from the general walk's (want), or "".
+func scanDiffers(raw []byte, how string, got scanned, gotOK bool, want scanned, wantOK bool) string {
+	if gotOK != wantOK {
+		return fmt.Sprintf("%s: %s %v, scan %v", raw, how, gotOK, wantOK)
+	}
+	if wantOK && (got.typ != want.typ || got.delta != want.delta || got.kind != want.kind || string(got.id) != string(want.id) ||
+		string(got.target) != string(want.target) || got.branch != want.branch || got.turns != want.turns || got.check != want.check) {
+		return fmt.Sprintf("%s: %s %+v, scan %+v", raw, how, got, want)
+	}
+	return ""
+}
+
+// tokenEnds returns the end of each scalar (not name) of the JSON object
+// that raw holds, from its first byte, as a JSON tokenizer finds them.
+func tokenEnds(raw []byte) ([]uint32, error) {
+	start := ws(raw, 0)
+	dec := jsontext.NewDecoder(bytes.NewReader(raw[start:]), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	var ends []uint32
+	for {
+		tok, err := dec.ReadToken()
+		if err == io.EOF {
+			return ends, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch tok.Kind() {
+		case '{', '}', '[', ']':
+			continue
+		}
+		if k, n := dec.StackIndex(dec.StackDepth()); k == '{' && n%2 == 1 {
+			continue // a name
+		}
+		ends = append(ends, uint32(dec.InputOffset()))
+	}
+}
+
+// ReadThroughLayouts reads raw through t for the fold (with no ends, and
+// with ends that are not raw's) and for the views, and reports whether t
+// read it (not how); raw may be anything, as the bytes a window holds
+// after the journal changed may be.
 func ReadThroughLayouts(t *Layouts, raw []byte) bool {
 	t.rest = 0
 	var sc scanned
-	_, scanRead := sc.scanLayout(t, raw)
+	sc.scanLayout(t, raw, []uint32{0, 1, uint32(len(raw)), 1 << 31, uint32(len(raw)) + 1, 2})
+	t.rest = 0
+	_, scanRead := sc.scanLayout(t, raw, nil)
 	var lf lineFields
 	_, read := lf.readLayout(t, raw)
 	return scanRead || read

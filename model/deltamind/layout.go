@@ -88,6 +88,7 @@ type layoutNode struct {
 	skel.Lit
 	kind  skel.Kind
 	f     field
+	fold  bool       // the fold reads the scalar (scanLayout)
 	shape *lineShape // skel.End: the layout's
 	kids  []*layoutNode
 }
@@ -132,8 +133,11 @@ type layoutSeg struct {
 // is not known and the readers would take it. It returns the spans of the
 // line's scalars (in t's memory: valid until the next call), the line's
 // shape, and the index just after its object; shape is nil when the line
-// is read by the general walk instead.
-func (t *layouts) read(raw []byte) ([]span, *lineShape, int) {
+// is read by the general walk instead. ends, when not nil, are where the
+// index found the ends of the line's scalars (model.EndsPreparer): a
+// scalar the fold does not read is then skipped to its end, its span not
+// plain (and only the fold's spans are to be read).
+func (t *layouts) read(raw []byte, ends []uint32) ([]span, *lineShape, int) {
 	if t.rest > 0 {
 		t.rest--
 		return nil, nil, 0
@@ -145,7 +149,7 @@ func (t *layouts) read(raw []byte) ([]span, *lineShape, int) {
 		t.lines, t.hits = 0, 0
 	}
 	i := ws(raw, 0)
-	if spans, shape, end := t.match(raw, i); shape != nil {
+	if spans, shape, end := t.match(raw, i, ends); shape != nil {
 		t.hits++
 		return spans, shape, end
 	}
@@ -153,13 +157,15 @@ func (t *layouts) read(raw []byte) ([]span, *lineShape, int) {
 }
 
 // match reads the object at b[i] through the trie, or returns a nil shape
-// when its layout is not there.
-func (t *layouts) match(b []byte, i int) ([]span, *lineShape, int) {
+// when its layout is not there (see read for ends, each an index from
+// b[i]).
+func (t *layouts) match(b []byte, i int, ends []uint32) ([]span, *lineShape, int) {
 	n := t.root
 	if n == nil {
 		return nil, nil, 0
 	}
 	spans := t.spans[:0]
+	start, k := i, 0
 	for {
 		var next *layoutNode
 		for _, kn := range n.kids {
@@ -182,11 +188,20 @@ func (t *layouts) match(b []byte, i int) ([]span, *lineShape, int) {
 		}
 		vs := i
 		plain := true
-		if next.kind == skel.String {
+		switch {
+		case k < len(ends) && !next.fold:
+			// The index found where it ends; it is the scalar at b[i]
+			// when the literals before matched, which a line whose
+			// bytes disagree does not get past.
+			if i, plain = start+int(ends[k]), false; i <= vs || i > len(b) {
+				i = -1
+			}
+		case next.kind == skel.String:
 			i, plain = skipStr(b, i)
-		} else {
+		default:
 			i = scalarEnd(b, i, next.kind)
 		}
+		k++
 		if i < 0 {
 			t.spans = spans
 			return nil, nil, 0
@@ -245,7 +260,7 @@ func (t *layouts) learn(b []byte, i int) ([]span, *lineShape, int) {
 			}
 		}
 		if next == nil {
-			next = &layoutNode{Lit: skel.NewLit(string(lit)), kind: sg.kind, f: sg.f}
+			next = &layoutNode{Lit: skel.NewLit(string(lit)), kind: sg.kind, f: sg.f, fold: foldReads(sg.f)}
 			if sg.kind == skel.End {
 				shape := l.shape
 				next.shape = &shape
@@ -490,10 +505,19 @@ func (s span) str(b []byte) string {
 	return strOf(v, s.plain)
 }
 
+// foldReads reports whether scanLayout reads the scalars of field f.
+func foldReads(f field) bool {
+	switch f {
+	case fType, fKind, fID, fTarget, fMode, fTurnID, fTurnNull:
+		return true
+	}
+	return false
+}
+
 // scanLayout is scan for a line t knows the layout of, or that t learns;
 // it reports ok false (leaving sc as it was) for a line t leaves to scan.
-func (sc *scanned) scanLayout(t *layouts, raw []byte) (valid, ok bool) {
-	spans, shape, _ := t.read(raw)
+func (sc *scanned) scanLayout(t *layouts, raw []byte, ends []uint32) (valid, ok bool) {
+	spans, shape, _ := t.read(raw, ends)
 	if shape == nil {
 		return false, false
 	}
@@ -525,7 +549,7 @@ func (sc *scanned) scanLayout(t *layouts, raw []byte) (valid, ok bool) {
 // readLayout is read for a line t knows the layout of, or that t learns;
 // it reports ok false (leaving lf as it was) for a line t leaves to read.
 func (lf *lineFields) readLayout(t *layouts, raw []byte) (read, ok bool) {
-	spans, shape, end := t.read(raw)
+	spans, shape, end := t.read(raw, nil)
 	if shape == nil {
 		return false, false
 	}
