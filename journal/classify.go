@@ -24,7 +24,7 @@ type classifier struct {
 	names  [][]byte   // the fast path's top-level names
 	shape  shape      // the top-level names of the last line it accepted
 	skel   skeletons  // the layouts of the lines it accepted
-	endsOf [][2]int32 // the range of skel.ends of each record of a block (Ends)
+	endsOf []lineEnds // where each record of a block has its ends (Ends)
 
 	seen     map[string]struct{} // name checks of objects with many members
 	seenFold map[string]string

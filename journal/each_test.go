@@ -186,9 +186,10 @@ func clipSeen(s seen) seen {
 }
 
 // UpdateEachPreparedEnds gives prepare, with each event's line, the ends
-// of its scalars as a JSON tokenizer finds them (or none), on both
-// workers and across blocks, among bad lines, long lines and lines with
-// whitespace; and most lines of a generated journal come with them.
+// of its scalars as a JSON tokenizer finds them (or none), and a layout
+// that every line with the same one shares, on both workers and across
+// blocks, among bad lines, long lines and lines with whitespace; and most
+// lines of a generated journal come with them.
 func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 	var b bytes.Buffer
 	if err := demo.Generate(&b, "deltamind", 30000, 9); err != nil {
@@ -206,6 +207,8 @@ func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 			data.WriteString(`{"type":"long","text":"` + strings.Repeat("x", 70000) + "\"}\n")
 		case 9:
 			data.WriteString(string(l[:len(l)-1]) + ",}\n") // invalid
+		case 11:
+			data.WriteString(strings.Replace(string(l), `":"`, `": "`, 1) + "\n") // a layout of its own
 		}
 		data.Write(l)
 		data.WriteByte('\n')
@@ -222,17 +225,18 @@ func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 		t.Fatal(err)
 	}
 	type line struct {
-		raw  string
-		ends []uint32
+		raw string
+		sc  model.LineScalars
 	}
 	lines, withEnds := 0, 0
-	if _, err := j.UpdateEachPreparedEnds(int64(data.Len()), func(raw [][]byte, ends [][]uint32, prev any) any {
-		if len(ends) != len(raw) {
-			panic(fmt.Sprintf("%d lines, %d ends", len(raw), len(ends)))
+	layouts := map[any]string{} // each layout's line with its scalars cut out
+	if _, err := j.UpdateEachPreparedEnds(int64(data.Len()), func(raw [][]byte, sc []model.LineScalars, prev any) any {
+		if len(sc) != len(raw) {
+			panic(fmt.Sprintf("%d lines, %d scalars", len(raw), len(sc)))
 		}
 		p := make([]line, len(raw))
 		for i := range raw {
-			p[i] = line{string(raw[i]), slices.Clone(ends[i])}
+			p[i] = line{string(raw[i]), model.LineScalars{Layout: sc[i].Layout, Ends: slices.Clone(sc[i].Ends)}}
 		}
 		return p
 	}, func(ev model.Event, p any, i int) error {
@@ -241,34 +245,44 @@ func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 			return fmt.Errorf("event %d: prepare got line %.60q", ev.Pos, l.raw)
 		}
 		lines++
-		if l.ends == nil {
+		if l.sc.Layout == nil {
+			if l.sc.Ends != nil {
+				return fmt.Errorf("event %d: ends without a layout", ev.Pos)
+			}
 			return nil
 		}
 		withEnds++
-		want, err := tokenEnds(ev.Raw)
-		if err != nil || !slices.Equal(l.ends, want) {
-			return fmt.Errorf("event %d: ends %v, the tokenizer's %v (%v): %.80q", ev.Pos, l.ends, want, err, ev.Raw)
+		starts, ends, err := tokenScalars(ev.Raw)
+		if err != nil || !slices.Equal(l.sc.Ends, ends) {
+			return fmt.Errorf("event %d: ends %v, the tokenizer's %v (%v): %.80q", ev.Pos, l.sc.Ends, ends, err, ev.Raw)
 		}
+		cut := cutScalars(ev.Raw, starts, ends)
+		if was, ok := layouts[l.sc.Layout]; ok && was != cut {
+			return fmt.Errorf("event %d: the layout of\n%s\nis also that of\n%s", ev.Pos, cut, was)
+		}
+		layouts[l.sc.Layout] = cut
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if lines < len(gen) || withEnds < lines*9/10 {
-		t.Fatalf("%d events (%d generated lines), %d of them with their scalars' ends", lines, len(gen), withEnds)
+	if lines < len(gen) || withEnds < lines*9/10 || len(layouts) < 5 {
+		t.Fatalf("%d events (%d generated lines), %d of them with their scalars' ends, %d layouts", lines, len(gen), withEnds, len(layouts))
 	}
 }
 
-// tokenEnds is scalarEnds for a line that starts with its object, or an
+// tokenScalars returns where each scalar (not name) of the JSON object
+// that starts line starts and ends, as a JSON tokenizer finds them, or an
 // error.
-func tokenEnds(line []byte) (ends []uint32, err error) {
+func tokenScalars(line []byte) (starts, ends []uint32, err error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	for {
+		before := int(dec.InputOffset())
 		tok, err := dec.ReadToken()
 		if err == io.EOF {
-			return ends, nil
+			return starts, ends, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch tok.Kind() {
 		case '{', '}', '[', ']':
@@ -277,6 +291,27 @@ func tokenEnds(line []byte) (ends []uint32, err error) {
 		if k, n := dec.StackIndex(dec.StackDepth()); k == '{' && n%2 == 1 {
 			continue // a name
 		}
-		ends = append(ends, uint32(dec.InputOffset()))
+		for strings.IndexByte(" \t\r\n,:", line[before]) >= 0 {
+			before++
+		}
+		starts, ends = append(starts, uint32(before)), append(ends, uint32(dec.InputOffset()))
 	}
+}
+
+// cutScalars returns line with each scalar replaced by its kind: '"', '0'
+// (a number), 't', 'f' or 'n'.
+func cutScalars(line []byte, starts, ends []uint32) string {
+	var b strings.Builder
+	at := uint32(0)
+	for i := range starts {
+		b.Write(line[at:starts[i]])
+		k := line[starts[i]]
+		if k == '-' || k >= '0' && k <= '9' {
+			k = '0'
+		}
+		b.WriteByte(k)
+		at = ends[i]
+	}
+	b.Write(line[at:])
+	return b.String()
 }

@@ -289,24 +289,32 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, prepare BlockPrepare, end
 type BlockPrepare func(data []byte, off int64, recs []Record, ends Ends, prev any) any
 
 // Ends are where the classifier found the scalars of a block's lines, as
-// it validated them through its skeletons (see skeletons.match): the
-// records' ends are in all, those of record i in all[of[i][0]:of[i][1]].
-// They are valid during the prepare call they are given to only.
+// it validated them through its skeletons (see skeletons.match), and
+// their skeletons. They are valid during the prepare call they are given
+// to only (the Skeletons may be kept).
 type Ends struct {
 	all []uint32
-	of  [][2]int32
+	of  []lineEnds
 }
 
-// Of returns the ends of the scalars of the block's record i (strings,
-// numbers, true, false and null, in the order of the line, each the
-// index just after the scalar from the line's first byte, '{'), or nil
-// when the classifier did not read the line through a skeleton (nor for
-// a bad line).
-func (e Ends) Of(i int) []uint32 {
-	if i < 0 || i >= len(e.of) || e.of[i][0] == e.of[i][1] {
-		return nil
+// lineEnds are the ends of a record's line, all[lo:hi] of its block's
+// Ends, and its skeleton (nil: not read through one).
+type lineEnds struct {
+	lo, hi int32
+	skel   *skelNode
+}
+
+// Of returns the skeleton of the block's record i and the ends of its
+// line's scalars (strings, numbers, true, false and null, in the order of
+// the line, each the index just after the scalar from the line's first
+// byte, '{'), or the zero Skeleton and nil when the classifier did not
+// read the line through a skeleton (nor for a bad line).
+func (e Ends) Of(i int) (Skeleton, []uint32) {
+	if i < 0 || i >= len(e.of) || e.of[i].skel == nil {
+		return Skeleton{}, nil
 	}
-	return e.all[e.of[i][0]:e.of[i][1]:e.of[i][1]]
+	l := e.of[i]
+	return Skeleton{l.skel}, e.all[l.lo:l.hi:l.hi]
 }
 
 // classifyBlock splits a block into lines and classifies each, then calls
@@ -352,11 +360,12 @@ func (ix *Index) classify(c *classifier, b *block) {
 		if data[off] == '{' && b.off+int64(off) > 0 {
 			rec := Record{Off: b.off + int64(off), Line: n + 1}
 			from := len(c.skel.ends)
+			c.skel.leaf = nil // set by a line read through the skeletons
 			if e := c.fastLine(data, off, &rec); e >= 0 && int64(e-off) <= ix.maxRecord {
 				n++
 				b.recs = append(b.recs, rec)
 				if record {
-					c.endsOf = append(c.endsOf, [2]int32{int32(from), int32(len(c.skel.ends))})
+					c.endsOf = append(c.endsOf, lineEnds{int32(from), int32(len(c.skel.ends)), c.skel.leaf})
 				}
 				off = e + 1
 				continue
@@ -375,7 +384,7 @@ func (ix *Index) classify(c *classifier, b *block) {
 			b.recs, b.bad = lineRecords(c, b.recs, b.bad, data[off:off+k], b.off+int64(off), n)
 		}
 		for record && len(c.endsOf) < len(b.recs) {
-			c.endsOf = append(c.endsOf, [2]int32{}) // read without a skeleton
+			c.endsOf = append(c.endsOf, lineEnds{}) // read without a skeleton
 		}
 		off += k + 1
 	}

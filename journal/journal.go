@@ -155,23 +155,24 @@ func (j *Journal) UpdateEach(size int64, fn func(ev model.Event) error) (int, er
 // A JSON-array journal's events are read back one at a time, each its own
 // block.
 func (j *Journal) UpdateEachPrepared(size int64, prepare func(lines [][]byte, prev any) any, fn func(ev model.Event, p any, i int) error) (int, error) {
-	var prep func(lines [][]byte, _ [][]uint32, prev any) any
+	var prep func(lines [][]byte, _ []model.LineScalars, prev any) any
 	if prepare != nil {
-		prep = func(lines [][]byte, _ [][]uint32, prev any) any { return prepare(lines, prev) }
+		prep = func(lines [][]byte, _ []model.LineScalars, prev any) any { return prepare(lines, prev) }
 	}
 	return j.updateEach(size, prep, false, fn)
 }
 
 // UpdateEachPreparedEnds is UpdateEachPrepared for a prepare that also
-// reads where the index found each line's scalars (model.EndsPreparer):
-// ends[i] are those of lines[i] (Ends.Of), nil for a line the index did
-// not read through a skeleton. ends is valid during the prepare call only.
-func (j *Journal) UpdateEachPreparedEnds(size int64, prepare func(lines [][]byte, ends [][]uint32, prev any) any, fn func(ev model.Event, p any, i int) error) (int, error) {
+// reads what the index found of each line's scalars (model.EndsPreparer):
+// scalars[i] is lines[i]'s skeleton (a Skeleton, as the Layout) and the
+// ends of its scalars (Ends.Of), or nothing for a line the index did not
+// read through a skeleton. scalars is valid during the prepare call only.
+func (j *Journal) UpdateEachPreparedEnds(size int64, prepare func(lines [][]byte, scalars []model.LineScalars, prev any) any, fn func(ev model.Event, p any, i int) error) (int, error) {
 	return j.updateEach(size, prepare, true, fn)
 }
 
 // updateEach is UpdateEachPrepared and UpdateEachPreparedEnds.
-func (j *Journal) updateEach(size int64, prepare func(lines [][]byte, ends [][]uint32, prev any) any, withEnds bool, fn func(ev model.Event, p any, i int) error) (int, error) {
+func (j *Journal) updateEach(size int64, prepare func(lines [][]byte, scalars []model.LineScalars, prev any) any, withEnds bool, fn func(ev model.Event, p any, i int) error) (int, error) {
 	if j.size.Load() == 0 && j.Index.Consumed() == 0 {
 		j.form.Store(uint32(detectForm(j.f, size)))
 	}
@@ -205,11 +206,16 @@ func (j *Journal) updateEach(size int64, prepare func(lines [][]byte, ends [][]u
 					s := rec.Off - off
 					pb.lines = append(pb.lines, data[s:s+rec.Len])
 					if withEnds {
-						pb.ends = append(pb.ends, ends.Of(i))
+						sk, e := ends.Of(i)
+						var ls model.LineScalars
+						if sk.n != nil {
+							ls = model.LineScalars{Layout: sk, Ends: e}
+						}
+						pb.ends = append(pb.ends, ls)
 					}
 				}
 			}
-			var e [][]uint32
+			var e []model.LineScalars
 			if withEnds {
 				e = pb.ends
 			}
@@ -246,7 +252,7 @@ func (j *Journal) updateEach(size int64, prepare func(lines [][]byte, ends [][]u
 // the lines and ends it was given (kept for reuse) and what it returned.
 type preparedBlock struct {
 	lines [][]byte
-	ends  [][]uint32
+	ends  []model.LineScalars
 	p     any
 }
 

@@ -61,10 +61,20 @@ type skeletons struct {
 	rest        int // lines left to sit out
 
 	// ends, when record is set, gets the end of each scalar of every line
-	// match reads, in order, as its index from the object's first byte.
+	// match reads, in order, as its index from the object's first byte;
+	// leaf is the last node of the last line match read.
 	ends   []uint32
 	record bool
+	leaf   *skelNode
 }
+
+// A Skeleton identifies the layout of a line the index read through its
+// skeletons (see Ends.Of): lines with the same non-zero Skeleton have the
+// same bytes between their scalars (punctuation, whitespace, names) and
+// scalars of the same kinds (string, number, true, false, null), in the
+// same order. The zero Skeleton says nothing. Skeletons are comparable;
+// one kept keeps its layout's memory (a few hundred bytes) alive.
+type Skeleton struct{ n *skelNode }
 
 // skelSeg is a literal of a line being learned, b[lit:val], and the kind
 // of the scalar at b[val].
@@ -113,6 +123,7 @@ func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
 			}
 			if kn.kind == skel.End {
 				s.hits++
+				s.leaf = kn
 				return j, typ, kn.folded
 			}
 			if j < len(b) && skel.KindOf[b[j]] == kn.kind {

@@ -54,7 +54,7 @@ func sameAsGrammar(t *testing.T, c *classifier, line []byte) {
 // (not of its names), as a JSON tokenizer finds them (tokenEnds).
 func scalarEnds(t *testing.T, obj []byte) []uint32 {
 	t.Helper()
-	ends, err := tokenEnds(obj)
+	_, ends, err := tokenScalars(obj)
 	if err != nil {
 		t.Fatalf("%v: %q", err, obj)
 	}

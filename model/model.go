@@ -150,17 +150,32 @@ type Preparer interface {
 }
 
 // An EndsPreparer is a Preparer whose Prepare reads a line faster when it
-// knows where the line's scalars end, as the index found them while it
-// validated the line (journal.UpdateEachPreparedEnds): it skips a string
-// it does not need without scanning it.
+// knows where the line's scalars end and which lines share its layout, as
+// the index found them while it validated the line
+// (journal.UpdateEachPreparedEnds): it reads the scalars it needs where a
+// line of the same layout had them, and scans none.
 type EndsPreparer interface {
 	Preparer
-	// PrepareEnds is Prepare, ends[i] being nil or the ends of the
-	// scalars of lines[i] (strings, numbers, true, false and null, in
-	// order, each as the index just after it from the line's first byte),
-	// which it may trust only as far as the line's bytes agree with them.
-	// ends is valid during the call only.
-	PrepareEnds(lines [][]byte, ends [][]uint32, prev any) any
+	// PrepareEnds is Prepare, scalars[i] being what the index found of
+	// lines[i]. It may trust them only as far as the line's bytes agree
+	// with them. scalars is valid during the call only; its Layouts may be
+	// kept.
+	PrepareEnds(lines [][]byte, scalars []LineScalars, prev any) any
+}
+
+// LineScalars is what the index found of a line's scalars
+// (EndsPreparer).
+type LineScalars struct {
+	// Layout identifies the line's layout: lines with equal non-nil
+	// Layouts have the same bytes between their scalars (punctuation,
+	// whitespace, names) and scalars of the same kinds (string, number,
+	// true, false, null) in the same order. It is comparable, and nil
+	// when the index did not read the line through a layout (Ends is nil
+	// then too).
+	Layout any
+	// Ends are the ends of the line's scalars, in order, each the index
+	// just after the scalar from the line's first byte ('{').
+	Ends []uint32
 }
 
 // PrepareLines is how a Preparer's Prepare usually reads a batch: each of

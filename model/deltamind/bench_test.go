@@ -62,21 +62,22 @@ func BenchmarkScanLayout(b *testing.B) {
 	for range b.N {
 		for _, l := range lines {
 			var sc scanned
-			if ok, _ := sc.scanLayout(t, l, nil); !ok {
+			if ok, _ := sc.scanLayout(t, l, model.LineScalars{}); !ok {
 				b.Fatalf("not read: %s", l)
 			}
 		}
 	}
 }
 
-// BenchmarkScanLayoutEnds is BenchmarkScanLayout with the ends of each
-// line's scalars known, as the index hands them to PrepareEnds.
+// BenchmarkScanLayoutEnds is BenchmarkScanLayout with the layout of each
+// line and the ends of its scalars known, as the index hands them to
+// PrepareEnds.
 func BenchmarkScanLayoutEnds(b *testing.B) {
 	lines, n := benchLines(b)
-	ends := make([][]uint32, len(lines))
+	ends := make([]model.LineScalars, len(lines))
 	for i, l := range lines {
 		var err error
-		if ends[i], err = tokenEnds(l); err != nil {
+		if ends[i], err = lineScalars(l); err != nil {
 			b.Fatal(err)
 		}
 	}

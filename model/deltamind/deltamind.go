@@ -312,16 +312,16 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 // layouts) into a []preparedLine (model.PrepareLines); see model.Preparer.
 func (f format) Prepare(lines [][]byte, prev any) any { return f.PrepareEnds(lines, nil, prev) }
 
-// PrepareEnds is Prepare, the strings the fold does not read skipped to
-// where the index found their ends (model.EndsPreparer).
-func (format) PrepareEnds(lines [][]byte, ends [][]uint32, prev any) any {
+// PrepareEnds is Prepare reading each line where the index found its
+// scalars (model.EndsPreparer, layouts.scanLayout).
+func (format) PrepareEnds(lines [][]byte, scalars []model.LineScalars, prev any) any {
 	t := layoutPool.Get().(*layouts)
 	defer layoutPool.Put(t)
 	i := 0
 	return model.PrepareLines(lines, prev, func(line []byte, pl *preparedLine) {
-		var e []uint32
-		if i < len(ends) {
-			e = ends[i]
+		var e model.LineScalars
+		if i < len(scalars) {
+			e = scalars[i]
 		}
 		i++
 		var read bool

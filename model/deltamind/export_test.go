@@ -7,10 +7,12 @@ import (
 	"math/rand"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/model"
 )
 
 // ScanDiffers compares what the fold and the views read of raw with what
@@ -76,24 +78,32 @@ func LayoutDiffers(t *Layouts, raw []byte) (diff string, read bool) {
 	t.rest = 0 // a trie that sat out would test nothing
 	var want, got scanned
 	wantOK := want.scan(raw)
-	gotOK, ok := got.scanLayout(t, raw, nil)
+	gotOK, ok := got.scanLayout(t, raw, model.LineScalars{})
 	if !ok {
 		return "", false
 	}
 	if d := scanDiffers(raw, "scanLayout", got, gotOK, want, wantOK); d != "" {
 		return d, true
 	}
-	if ends, err := tokenEnds(raw); err == nil {
-		t.rest = 0
-		var withEnds scanned
-		hits := t.hits
-		gotOK, ok := withEnds.scanLayout(t, raw, ends)
-		if !ok || t.hits == hits {
-			// Its layout is in t now: the ends must not make it miss.
-			return fmt.Sprintf("%s: scanLayout with ends %v did not read it through its layout", raw, ends), true
-		}
-		if d := scanDiffers(raw, fmt.Sprintf("scanLayout with ends %v", ends), withEnds, gotOK, want, wantOK); d != "" {
-			return d, true
+	if ls, err := lineScalars(raw); err == nil {
+		// Read twice: the second time (at least) where the first found
+		// the fold's fields of the line's layout.
+		for i := range 2 {
+			t.rest = 0
+			var withEnds scanned
+			hits := t.hits
+			gotOK, ok := withEnds.scanLayout(t, raw, ls)
+			if !ok {
+				// Its layout is in t now: the ends must not make it miss.
+				return fmt.Sprintf("%s: scanLayout with ends %v did not read it through its layout", raw, ls.Ends), true
+			}
+			if i == 1 && (t.hits != hits || t.bySkel[ls.Layout] == nil) {
+				return fmt.Sprintf("%s: scanLayout with ends %v did not read it where the fields of its layout are", raw, ls.Ends), true
+			}
+			how := fmt.Sprintf("scanLayout with ends %v (%s)", ls.Ends, [2]string{"through the trie", "where its fields are"}[i])
+			if d := scanDiffers(raw, how, withEnds, gotOK, want, wantOK); d != "" {
+				return d, true
+			}
 		}
 	}
 	var wl, gl lineFields
@@ -126,19 +136,29 @@ func scanDiffers(raw []byte, how string, got scanned, gotOK bool, want scanned, 
 	return ""
 }
 
-// tokenEnds returns the end of each scalar (not name) of the JSON object
-// that raw holds, from its first byte, as a JSON tokenizer finds them.
-func tokenEnds(raw []byte) ([]uint32, error) {
+// layoutKeys intern the layouts lineScalars finds: one pointer each, as
+// the index's skeletons are.
+var layoutKeys sync.Map
+
+// lineScalars returns what the index finds of the scalars of the JSON
+// object raw holds: their ends from its first byte, as a JSON tokenizer
+// finds them, and a layout (a pointer, the same for lines with the same
+// bytes between their scalars and scalars of the same kinds).
+func lineScalars(raw []byte) (model.LineScalars, error) {
 	start := ws(raw, 0)
-	dec := jsontext.NewDecoder(bytes.NewReader(raw[start:]), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	obj := raw[start:]
+	dec := jsontext.NewDecoder(bytes.NewReader(obj), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	var ends []uint32
+	var cut strings.Builder
+	at := 0
 	for {
+		before := int(dec.InputOffset())
 		tok, err := dec.ReadToken()
 		if err == io.EOF {
-			return ends, nil
+			break
 		}
 		if err != nil {
-			return nil, err
+			return model.LineScalars{}, err
 		}
 		switch tok.Kind() {
 		case '{', '}', '[', ']':
@@ -147,8 +167,17 @@ func tokenEnds(raw []byte) ([]uint32, error) {
 		if k, n := dec.StackIndex(dec.StackDepth()); k == '{' && n%2 == 1 {
 			continue // a name
 		}
-		ends = append(ends, uint32(dec.InputOffset()))
+		for strings.IndexByte(" \t\r\n,:", obj[before]) >= 0 {
+			before++
+		}
+		cut.Write(obj[at:before])
+		cut.WriteByte(byte(tok.Kind()))
+		at = int(dec.InputOffset())
+		ends = append(ends, uint32(at))
 	}
+	cut.Write(obj[at:])
+	key, _ := layoutKeys.LoadOrStore(cut.String(), new(int))
+	return model.LineScalars{Layout: key, Ends: ends}, nil
 }
 
 // ReadThroughLayouts reads raw through t for the fold (with no ends, and
@@ -158,16 +187,19 @@ func tokenEnds(raw []byte) ([]uint32, error) {
 func ReadThroughLayouts(t *Layouts, raw []byte) bool {
 	t.rest = 0
 	var sc scanned
-	sc.scanLayout(t, raw, []uint32{0, 1, uint32(len(raw)), 1 << 31, uint32(len(raw)) + 1, 2})
+	junk := model.LineScalars{Layout: "junk", Ends: []uint32{0, 1, uint32(len(raw)), 1 << 31, uint32(len(raw)) + 1, 2}}
+	sc.scanLayout(t, raw, junk)
 	t.rest = 0
-	_, scanRead := sc.scanLayout(t, raw, nil)
+	sc.scanLayout(t, raw, junk)
+	t.rest = 0
+	_, scanRead := sc.scanLayout(t, raw, model.LineScalars{})
 	var lf lineFields
 	_, read := lf.readLayout(t, raw)
 	return scanRead || read
 }
 
 // skipStr finds the end of the same strings as rawjson.SkipString, and
-// says whether their contents are their value.
+// says whether their contents are their value, as plainStr does.
 func TestSkipStr(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	alphabet := []string{"a", " ", `\"`, `\\`, `\n`, `\u00e9`, "é", "\xff", "日本", `\`, `"`}
@@ -193,6 +225,10 @@ func TestSkipStr(t *testing.T) {
 		wantPlain := ok && v == string(s[1:end-1]) && !strings.ContainsAny(string(s[1:end-1]), "\\") && isASCII(s[1:end-1])
 		if plain != wantPlain {
 			t.Fatalf("skipStr(%q) plain = %v", s, plain)
+		}
+		// plainStr says the same of a string whose end the index found.
+		if p := plainStr(s[1 : end-1]); p != plain {
+			t.Fatalf("plainStr(%q) = %v, skipStr says %v", s[1:end-1], p, plain)
 		}
 	}
 }

@@ -1,10 +1,12 @@
 package deltamind
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/internal/skel"
+	"github.com/rewind-tui/rewind/model"
 )
 
 // Layouts: the readers' memory of how the lines they read are laid out.
@@ -116,6 +118,9 @@ type layouts struct {
 
 	lines, hits int
 	rest        int
+
+	// bySkel are the fields of the index's layouts (see skelFields).
+	bySkel map[any]*skelFields
 }
 
 var layoutPool = sync.Pool{New: func() any { return &layouts{} }}
@@ -516,11 +521,34 @@ func foldReads(f field) bool {
 
 // scanLayout is scan for a line t knows the layout of, or that t learns;
 // it reports ok false (leaving sc as it was) for a line t leaves to scan.
-func (sc *scanned) scanLayout(t *layouts, raw []byte, ends []uint32) (valid, ok bool) {
-	spans, shape, _ := t.read(raw, ends)
+//
+// ls is what the index found of the line's scalars, if anything
+// (model.EndsPreparer): a line whose layout t learned the fold's fields of
+// (skelFields) is read where they are, without a walk; another is read
+// through the trie, its strings the fold does not read skipped to their
+// ends, and the fields of its layout learned.
+func (sc *scanned) scanLayout(t *layouts, raw []byte, ls model.LineScalars) (valid, ok bool) {
+	if ls.Layout != nil {
+		if sf := t.bySkel[ls.Layout]; sf != nil {
+			if spans := sf.read(t, raw, ls.Ends); spans != nil {
+				sc.fromSpans(raw, spans, sf.shape)
+				return true, true
+			}
+		}
+	}
+	spans, shape, _ := t.read(raw, ls.Ends)
 	if shape == nil {
 		return false, false
 	}
+	if ls.Layout != nil {
+		t.learnFields(ls, raw, spans, shape)
+	}
+	sc.fromSpans(raw, spans, shape)
+	return true, true
+}
+
+// fromSpans sets sc from the spans of the line raw, whose shape is shape.
+func (sc *scanned) fromSpans(raw []byte, spans []span, shape *lineShape) {
 	*sc = scanned{}
 	if shape.delta {
 		sc.delta, sc.kind = true, -1
@@ -543,7 +571,83 @@ func (sc *scanned) scanLayout(t *layouts, raw []byte, ends []uint32) (valid, ok 
 		}
 	}
 	sc.typed(raw, typ)
-	return true, true
+}
+
+// skelFields are where the scalars the fold reads are in the lines of one
+// of the index's layouts (model.LineScalars.Layout), learned from one of
+// them: the lines' shape, and for each of those scalars its index among
+// the line's scalars, the length of the literal before it, and its field.
+type skelFields struct {
+	shape  *lineShape
+	fields []skelField
+}
+
+type skelField struct {
+	k, lit int32
+	f      field
+}
+
+// maxSkelFields is how many layouts' fields a trie keeps; it forgets them
+// all when it has more.
+const maxSkelFields = 256
+
+// learnFields keeps the fields of the layout of ls (see skelFields) from
+// raw, one of its lines, which t read into spans and shape; it keeps
+// nothing when a span the fold reads is not at one of ls.Ends.
+func (t *layouts) learnFields(ls model.LineScalars, raw []byte, spans []span, shape *lineShape) {
+	start := ws(raw, 0)
+	sf := &skelFields{shape: shape}
+	for _, s := range spans {
+		if !foldReads(s.f) {
+			continue
+		}
+		k, found := slices.BinarySearch(ls.Ends, uint32(int(s.hi)-start))
+		if !found {
+			return
+		}
+		prev := start
+		if k > 0 {
+			prev += int(ls.Ends[k-1])
+		}
+		sf.fields = append(sf.fields, skelField{k: int32(k), lit: s.lo - int32(prev), f: s.f})
+	}
+	if t.bySkel == nil || len(t.bySkel) >= maxSkelFields {
+		t.bySkel = map[any]*skelFields{}
+	}
+	t.bySkel[ls.Layout] = sf
+}
+
+// read returns the spans of the fold's scalars of raw, a line of sf's
+// layout whose scalars end at ends (in t's memory: valid until the next
+// call), or nil when ends do not fit raw.
+func (sf *skelFields) read(t *layouts, raw []byte, ends []uint32) []span {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil // the index's lines start with their object
+	}
+	spans := t.spans[:0]
+	for _, f := range sf.fields {
+		if int(f.k) >= len(ends) {
+			return nil
+		}
+		prev := 0
+		if f.k > 0 {
+			prev = int(ends[f.k-1])
+		}
+		lo, hi := prev+int(f.lit), int(ends[f.k])
+		if lo < prev || lo >= hi || hi > len(raw) {
+			return nil
+		}
+		plain := true
+		if raw[lo] == '"' {
+			if hi-lo < 2 || raw[hi-1] != '"' {
+				return nil
+			}
+			plain = plainStr(raw[lo+1 : hi-1])
+		}
+		spans = append(spans, span{lo: int32(lo), hi: int32(hi), f: f.f, plain: plain})
+	}
+	t.spans = spans
+	return spans
 }
 
 // readLayout is read for a line t knows the layout of, or that t learns;

@@ -67,6 +67,24 @@ func skipStr(b []byte, i int) (int, bool) {
 	return -1, false
 }
 
+// plainStr reports whether the contents s of a JSON string are plain (see
+// skipStr): no escape, and all ASCII.
+func plainStr(s []byte) bool {
+	for ; len(s) >= 8; s = s[8:] {
+		w := binary.LittleEndian.Uint64(s)
+		b := w ^ ('\\' * ones)
+		if (w|(b-ones)&^b)&highs != 0 {
+			return false
+		}
+	}
+	for _, c := range s {
+		if c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // skipVal returns the index just after the JSON value that starts at b[i],
 // or -1.
 func skipVal(b []byte, i int) int {
