@@ -173,7 +173,7 @@ type lengths struct {
 // Apply folds one event into s. Lines that are not StreamEvent envelopes
 // (type missing, timestamp not an integer, payload not an object) and
 // events whose payload fields have the wrong JSON types leave s unchanged.
-func (format) Apply(st model.State, ev model.Event) model.State {
+func (f format) Apply(st model.State, ev model.Event) model.State {
 	s, ok := st.(*state)
 	if !ok {
 		return st
@@ -182,8 +182,51 @@ func (format) Apply(st model.State, ev model.Event) model.State {
 	if !e.parse(ev.Raw) {
 		return s
 	}
+	return f.apply(s, ev, &e)
+}
+
+// Prepare reads the envelope of each line (model.Preparer): the walk of
+// its members, over the payload's text, which is most of what folding a
+// line costs, runs on the index's workers instead of the fold's goroutine
+// (1 GB generated journal, rewind state, 5 runs alternated: median 1.66
+// -> 1.25 s; the fold's goroutine had been the one the others waited on).
+func (format) Prepare(lines [][]byte, prev any) any {
+	return model.PrepareLines(lines, prev, func(raw []byte, pl *preparedLine) {
+		*pl = preparedLine{}
+		pl.ok = pl.e.parse(raw)
+	})
+}
+
+// preparedLine is what Prepare read of one line: its envelope, and
+// whether envelope.parse took it.
+type preparedLine struct {
+	e  envelope
+	ok bool
+}
+
+// ApplyPrepared is Apply(st, ev), ev's line being the i-th of the batch
+// Prepare read into p.
+func (f format) ApplyPrepared(st model.State, ev model.Event, p any, i int) model.State {
+	pl := model.Prepared[preparedLine](p, i)
+	if pl == nil {
+		return f.Apply(st, ev)
+	}
+	s, ok := st.(*state)
+	if !ok {
+		return st
+	}
+	if !pl.ok {
+		return s
+	}
+	e := pl.e // payload.parse sets its streamID
+	return f.apply(s, ev, &e)
+}
+
+// apply is Apply for the line of ev, whose envelope envelope.parse read
+// into e.
+func (format) apply(s *state, ev model.Event, e *envelope) model.State {
 	p := payload{strs: s.lin.strs}
-	if !p.parse(&e, ev) {
+	if !p.parse(e, ev) {
 		return s
 	}
 	ns := *s
@@ -197,7 +240,7 @@ func (format) Apply(st model.State, ev model.Event) model.State {
 		// event (or both only count, and count the same type), fork
 		// otherwise.
 		id, recorded := l.stepAt(ns.n)
-		if recorded != (p.kind != none) || recorded && id != l.identity(ev) || !recorded && !l.types.sameType(ns.n, &e) {
+		if recorded != (p.kind != none) || recorded && id != l.identity(ev) || !recorded && !l.types.sameType(ns.n, e) {
 			nl := l.fork(s)
 			l.mu.Unlock()
 			l = nl
@@ -207,7 +250,7 @@ func (format) Apply(st model.State, ev model.Event) model.State {
 	}
 	if write {
 		l.claimed = ns.n
-		l.logType(ns.n, &e, l.types.code(&e))
+		l.logType(ns.n, e, l.types.code(e))
 		if p.kind != none {
 			l.steps = append(l.steps, step{ns.n, l.identity(ev)})
 		}
@@ -217,7 +260,7 @@ func (format) Apply(st model.State, ev model.Event) model.State {
 		lens := *s.lens
 		ns.lens = &lens
 	}
-	ns.fold(l, &p, &e, ev.Pos, write)
+	ns.fold(l, &p, e, ev.Pos, write)
 	l.mu.Unlock()
 	if write {
 		return l.place(&ns, ev.Pos)

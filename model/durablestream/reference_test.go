@@ -388,3 +388,14 @@ var raceDetector bool
 // short reports whether to fold the short journals: with -short, and
 // under the race detector.
 func short() bool { return testing.Short() || raceDetector }
+
+// TestPreparedMatchesApply folds the fixture, generated and hostile
+// journals with Prepare and ApplyPrepared (what rewind state does while
+// it indexes: the index's workers read each line's envelope) and with
+// Apply, and requires the same state JSON and documents (see
+// hostile.Harness.MatchPrepared).
+func TestPreparedMatchesApply(t *testing.T) {
+	for _, fx := range fixtures(t) {
+		t.Run(fx.name, func(t *testing.T) { journals.MatchPrepared(t, fx.data, durablestream.Format) })
+	}
+}
