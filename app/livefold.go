@@ -43,14 +43,12 @@ func (l *LiveFold) Each(j *journal.Journal, ev model.Event, p any, i int) bool {
 
 // Prepare returns how the lines of j are read ahead of the fold
 // (tail.Options.Prepare): the Prepare of the shown replay's format when
-// the replay is j's and its format is a model.Preparer, else nil.
-func (l *LiveFold) Prepare(j *journal.Journal) func(lines [][]byte, prev any) any {
+// the replay is j's and its format is a model.Preparer (PrepareEnds for a
+// model.EndsPreparer, which reads the index's scalars), else nil.
+func (l *LiveFold) Prepare(j *journal.Journal) func(lines [][]byte, scalars []model.LineScalars, prev any) any {
 	r := l.r.Load()
 	if r == nil || r.J != j {
 		return nil
 	}
-	if p, ok := r.F.(model.Preparer); ok {
-		return p.Prepare
-	}
-	return nil
+	return model.PrepareFunc(r.F)
 }

@@ -158,7 +158,7 @@ func (s *Session) Adopt(j *journal.Journal) {
 // index's own buffers, on its committing goroutine, so the file is read
 // once and the fold overlaps the classifying; for a format that is a
 // model.Preparer, the index's workers also read each block's lines for
-// the fold, journal.UpdateEachPrepared), and returns when every
+// the fold, journal.UpdateEachPreparedEnds), and returns when every
 // event of the file as it is now is indexed and folded. For a one-shot
 // state (rewind state, rewind render): call s.R.OneShot first. It must not
 // run concurrently with other uses of s; an error is the file's (it could
@@ -184,29 +184,19 @@ func (s *Session) FoldWhileIndexing() error {
 	// A Preparer's lines are read for the fold by the index's workers, one
 	// per CPU (1 GB DeltaMind, rewind state: the fold ends after 1.05-1.13 s
 	// instead of 1.47-1.99 s with one worker that only classifies).
-	// An EndsPreparer skips the strings it does not need to the ends the
-	// index found while it validated them (DeltaMind: the fold's scan of
-	// generated lines 1.29-1.36 -> 1.58-1.68 GB/s, go test -bench
-	// ScanLayout ./model/deltamind/; recording the ends costs the index's
-	// skeletons nothing measurable, -bench SkeletonMatch ./journal/).
+	// An EndsPreparer reads a line where the index found its scalars (1 GB
+	// DeltaMind, rewind state: median 2.65 -> 2.42 s).
 	p, _ := s.R.F.(model.Preparer)
-	fold := func(ev model.Event, prep any, i int) error {
+	prepare := model.PrepareFunc(s.R.F)
+	if prepare == nil {
+		s.J.Index.LimitWorkers(foldWorkers)
+	}
+	_, err = s.J.UpdateEachPreparedEnds(st.Size(), prepare, func(ev model.Event, prep any, i int) error {
 		if !s.R.FollowPrepared(p, ev, prep, i) {
 			return errBehind
 		}
 		return nil
-	}
-	if ep, ok := p.(model.EndsPreparer); ok {
-		_, err = s.J.UpdateEachPreparedEnds(st.Size(), ep.PrepareEnds, fold)
-	} else {
-		var prepare func(lines [][]byte, prev any) any
-		if p != nil {
-			prepare = p.Prepare
-		} else {
-			s.J.Index.LimitWorkers(foldWorkers)
-		}
-		_, err = s.J.UpdateEachPrepared(st.Size(), prepare, fold)
-	}
+	})
 	if err != nil && !errors.Is(err, errBehind) {
 		return err
 	}

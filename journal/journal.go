@@ -167,6 +167,7 @@ func (j *Journal) UpdateEachPrepared(size int64, prepare func(lines [][]byte, pr
 // scalars[i] is lines[i]'s skeleton (a Skeleton, as the Layout) and the
 // ends of its scalars (Ends.Of), or nothing for a line the index did not
 // read through a skeleton. scalars is valid during the prepare call only.
+// Without prepare (nil) it is UpdateEach.
 func (j *Journal) UpdateEachPreparedEnds(size int64, prepare func(lines [][]byte, scalars []model.LineScalars, prev any) any, fn func(ev model.Event, p any, i int) error) (int, error) {
 	return j.updateEach(size, prepare, true, fn)
 }

@@ -163,6 +163,20 @@ type EndsPreparer interface {
 	PrepareEnds(lines [][]byte, scalars []LineScalars, prev any) any
 }
 
+// PrepareFunc returns how f reads lines ahead of its fold, given what the
+// index found of their scalars (journal.UpdateEachPreparedEnds): its
+// PrepareEnds for an EndsPreparer, its Prepare for another Preparer, nil
+// for a format that does not prepare.
+func PrepareFunc(f Format) func(lines [][]byte, scalars []LineScalars, prev any) any {
+	switch p := f.(type) {
+	case EndsPreparer:
+		return p.PrepareEnds
+	case Preparer:
+		return func(lines [][]byte, _ []LineScalars, prev any) any { return p.Prepare(lines, prev) }
+	}
+	return nil
+}
+
 // LineScalars is what the index found of a line's scalars
 // (EndsPreparer).
 type LineScalars struct {

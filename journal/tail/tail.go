@@ -123,14 +123,15 @@ type Options struct {
 	// the fold has the other CPU, unless Prepare gives a way to read the
 	// lines ahead. p and i are then what that returned for the event's
 	// block and the event's index among the block's lines
-	// (journal.UpdateEachPrepared); otherwise nil and 0.
+	// (journal.UpdateEachPreparedEnds); otherwise nil and 0.
 	Each func(j *journal.Journal, ev model.Event, p any, i int) bool
 	// Prepare, when not nil, is asked before each step of indexing for
 	// how to read the lines of journal j ahead of the fold (a
 	// model.Preparer's Prepare, or nil for none). When it gives one, the
-	// step is indexed with journal.UpdateEachPrepared: the index's
-	// workers, one per CPU, run it on each block of lines.
-	Prepare func(j *journal.Journal) func(lines [][]byte, prev any) any
+	// step is indexed with journal.UpdateEachPreparedEnds: the index's
+	// workers, one per CPU, run it on each block of lines, with what they
+	// found of the lines' scalars.
+	Prepare func(j *journal.Journal) func(lines [][]byte, scalars []model.LineScalars, prev any) any
 
 	// noWatch makes the Follower poll only, as when inotify is unavailable
 	// (tests).
@@ -699,7 +700,7 @@ func (f *Follower) index(j *journal.Journal, size int64) (int, error) {
 	if each == nil {
 		return j.UpdateTo(size)
 	}
-	var prep func(lines [][]byte, prev any) any
+	var prep func(lines [][]byte, scalars []model.LineScalars, prev any) any
 	if f.o.Prepare != nil {
 		prep = f.o.Prepare(j)
 	}
@@ -707,7 +708,7 @@ func (f *Follower) index(j *journal.Journal, size int64) (int, error) {
 		j.Index.LimitWorkers(1)
 		defer j.Index.LimitWorkers(0)
 	}
-	n, err := j.UpdateEachPrepared(size, prep, func(ev model.Event, p any, i int) error {
+	n, err := j.UpdateEachPreparedEnds(size, prep, func(ev model.Event, p any, i int) error {
 		if !each(j, ev, p, i) {
 			return errEachDone
 		}
