@@ -3,15 +3,14 @@ package journal
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/scalartest"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -252,11 +251,11 @@ func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 			return nil
 		}
 		withEnds++
-		starts, ends, err := tokenScalars(ev.Raw)
+		starts, ends, err := scalartest.Bounds(ev.Raw)
 		if err != nil || !slices.Equal(l.sc.Ends, ends) {
 			return fmt.Errorf("event %d: ends %v, the tokenizer's %v (%v): %.80q", ev.Pos, l.sc.Ends, ends, err, ev.Raw)
 		}
-		cut := cutScalars(ev.Raw, starts, ends)
+		cut := scalartest.Cut(ev.Raw, starts, ends)
 		if was, ok := layouts[l.sc.Layout]; ok && was != cut {
 			return fmt.Errorf("event %d: the layout of\n%s\nis also that of\n%s", ev.Pos, cut, was)
 		}
@@ -268,50 +267,4 @@ func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 	if lines < len(gen) || withEnds < lines*9/10 || len(layouts) < 5 {
 		t.Fatalf("%d events (%d generated lines), %d of them with their scalars' ends, %d layouts", lines, len(gen), withEnds, len(layouts))
 	}
-}
-
-// tokenScalars returns where each scalar (not name) of the JSON object
-// that starts line starts and ends, as a JSON tokenizer finds them, or an
-// error.
-func tokenScalars(line []byte) (starts, ends []uint32, err error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	for {
-		before := int(dec.InputOffset())
-		tok, err := dec.ReadToken()
-		if err == io.EOF {
-			return starts, ends, nil
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		switch tok.Kind() {
-		case '{', '}', '[', ']':
-			continue
-		}
-		if k, n := dec.StackIndex(dec.StackDepth()); k == '{' && n%2 == 1 {
-			continue // a name
-		}
-		for strings.IndexByte(" \t\r\n,:", line[before]) >= 0 {
-			before++
-		}
-		starts, ends = append(starts, uint32(before)), append(ends, uint32(dec.InputOffset()))
-	}
-}
-
-// cutScalars returns line with each scalar replaced by its kind: '"', '0'
-// (a number), 't', 'f' or 'n'.
-func cutScalars(line []byte, starts, ends []uint32) string {
-	var b strings.Builder
-	at := uint32(0)
-	for i := range starts {
-		b.Write(line[at:starts[i]])
-		k := line[starts[i]]
-		if k == '-' || k >= '0' && k <= '9' {
-			k = '0'
-		}
-		b.WriteByte(k)
-		at = ends[i]
-	}
-	b.Write(line[at:])
-	return b.String()
 }

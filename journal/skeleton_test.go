@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/scalartest"
 )
 
 // grammarOnly returns a classifier that never uses its skeletons: every
@@ -51,10 +52,10 @@ func sameAsGrammar(t *testing.T, c *classifier, line []byte) {
 }
 
 // scalarEnds returns the end of every scalar of the valid JSON object obj
-// (not of its names), as a JSON tokenizer finds them (tokenEnds).
+// (not of its names), as a JSON tokenizer finds them.
 func scalarEnds(t *testing.T, obj []byte) []uint32 {
 	t.Helper()
-	_, ends, err := tokenScalars(obj)
+	_, ends, err := scalartest.Bounds(obj)
 	if err != nil {
 		t.Fatalf("%v: %q", err, obj)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/internal/scalartest"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -115,7 +116,9 @@ func (h Harness) Match(t testing.TB, data []byte, fold, ref model.Format, check 
 // event of a journal of fewer than 300 events, and after every 97th and
 // the last of a longer one (the state compared grows with the journal).
 // As journal.UpdateEachPrepared does, each event's Raw is the very slice
-// its batch held.
+// its batch held. For a model.EndsPreparer it does the same with
+// PrepareEnds, given what the index finds of each line's scalars
+// (scalartest.LineScalars).
 func (h Harness) MatchPrepared(t testing.TB, data []byte, f model.Format) {
 	t.Helper()
 	p, ok := f.(model.Preparer)
@@ -139,6 +142,40 @@ func (h Harness) MatchPrepared(t testing.TB, data []byte, f model.Format) {
 				if len(evs) < 300 || ev.Pos%97 == 0 || ev.Pos == len(evs) {
 					if got, want := h.Output(t, f, ps, ev.Pos), h.Output(t, f, s, ev.Pos); !bytes.Equal(got, want) {
 						t.Fatalf("batches of %d, after event %d (%.120q): prepared and applied differ %s", batch, ev.Pos, ev.Raw, FirstDiff(got, want))
+					}
+				}
+			}
+		}
+	}
+	if ep, ok := f.(model.EndsPreparer); ok {
+		h.matchPreparedEnds(t, evs, ep)
+	}
+}
+
+// matchPreparedEnds is MatchPrepared for PrepareEnds, each line given what
+// the index finds of its scalars (scalartest.LineScalars), in batches that reuse
+// Prepare's memory and the layouts learned from the batches before.
+func (h Harness) matchPreparedEnds(t testing.TB, evs []model.Event, p model.EndsPreparer) {
+	t.Helper()
+	scalars := make([]model.LineScalars, len(evs))
+	for i, ev := range evs {
+		scalars[i], _ = scalartest.LineScalars(ev.Raw)
+	}
+	for _, batch := range []int{1, 7, 300} {
+		s, ps := p.Init(), p.Init()
+		var prep any
+		for lo := 0; lo < len(evs); lo += batch {
+			hi := min(lo+batch, len(evs))
+			lines := make([][]byte, 0, hi-lo)
+			for _, ev := range evs[lo:hi] {
+				lines = append(lines, ev.Raw)
+			}
+			prep = p.PrepareEnds(lines, scalars[lo:hi], prep)
+			for i, ev := range evs[lo:hi] {
+				s, ps = p.Apply(s, ev), p.ApplyPrepared(ps, ev, prep, i)
+				if len(evs) < 300 || ev.Pos%97 == 0 || ev.Pos == len(evs) {
+					if got, want := h.Output(t, p, ps, ev.Pos), h.Output(t, p, s, ev.Pos); !bytes.Equal(got, want) {
+						t.Fatalf("batches of %d with the index's scalars, after event %d (%.120q): prepared and applied differ %s", batch, ev.Pos, ev.Raw, FirstDiff(got, want))
 					}
 				}
 			}

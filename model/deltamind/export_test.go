@@ -1,17 +1,14 @@
 package deltamind
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"math/rand"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/rewind-tui/rewind/internal/rawjson"
+	"github.com/rewind-tui/rewind/internal/scalartest"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -136,48 +133,10 @@ func scanDiffers(raw []byte, how string, got scanned, gotOK bool, want scanned, 
 	return ""
 }
 
-// layoutKeys intern the layouts lineScalars finds: one pointer each, as
-// the index's skeletons are.
-var layoutKeys sync.Map
-
 // lineScalars returns what the index finds of the scalars of the JSON
-// object raw holds: their ends from its first byte, as a JSON tokenizer
-// finds them, and a layout (a pointer, the same for lines with the same
-// bytes between their scalars and scalars of the same kinds).
+// object raw holds, from its first byte (scalartest.LineScalars).
 func lineScalars(raw []byte) (model.LineScalars, error) {
-	start := ws(raw, 0)
-	obj := raw[start:]
-	dec := jsontext.NewDecoder(bytes.NewReader(obj), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	var ends []uint32
-	var cut strings.Builder
-	at := 0
-	for {
-		before := int(dec.InputOffset())
-		tok, err := dec.ReadToken()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return model.LineScalars{}, err
-		}
-		switch tok.Kind() {
-		case '{', '}', '[', ']':
-			continue
-		}
-		if k, n := dec.StackIndex(dec.StackDepth()); k == '{' && n%2 == 1 {
-			continue // a name
-		}
-		for strings.IndexByte(" \t\r\n,:", obj[before]) >= 0 {
-			before++
-		}
-		cut.Write(obj[at:before])
-		cut.WriteByte(byte(tok.Kind()))
-		at = int(dec.InputOffset())
-		ends = append(ends, uint32(at))
-	}
-	cut.Write(obj[at:])
-	key, _ := layoutKeys.LoadOrStore(cut.String(), new(int))
-	return model.LineScalars{Layout: key, Ends: ends}, nil
+	return scalartest.LineScalars(raw[ws(raw, 0):])
 }
 
 // ReadThroughLayouts reads raw through t for the fold (with no ends, and

@@ -28,6 +28,7 @@ package durablestream
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -195,6 +196,59 @@ func (format) Prepare(lines [][]byte, prev any) any {
 		*pl = preparedLine{}
 		pl.ok = pl.e.parse(raw)
 	})
+}
+
+// PrepareEnds is Prepare reading each line's envelope where the first
+// line of its layout had it (model.EndsPreparer), without walking the
+// payload's text (1 GB, rewind state, six runs alternated: median 1.31 ->
+// 1.10 s).
+func (format) PrepareEnds(lines [][]byte, scalars []model.LineScalars, prev any) any {
+	c := envCaches.Get().(*envCache)
+	defer envCaches.Put(c)
+	i := 0
+	return model.PrepareLines(lines, prev, func(raw []byte, pl *preparedLine) {
+		*pl = preparedLine{}
+		var ls model.LineScalars
+		if i < len(scalars) {
+			ls = scalars[i]
+		}
+		i++
+		pl.ok = c.parse(&pl.e, raw, ls)
+	})
+}
+
+// envCache is where the envelope is in the lines of the index's layouts a
+// Prepare has seen. Not safe for concurrent use: each PrepareEnds takes
+// one from envCaches.
+type envCache struct{ m map[any]*envLayout }
+
+var envCaches = sync.Pool{New: func() any { return new(envCache) }}
+
+// maxEnvLayouts is how many layouts an envCache keeps; it forgets them all
+// when it has more.
+const maxEnvLayouts = 256
+
+// parse is e.parse(raw), reading raw where the first line of its layout
+// (ls, from the index) had its values when c knows it, and learning that
+// otherwise.
+func (c *envCache) parse(e *envelope, raw []byte, ls model.LineScalars) bool {
+	var sp envSpans
+	if ls.Layout == nil {
+		return e.parseSpans(raw, &sp)
+	}
+	if l := c.m[ls.Layout]; l != nil && l.read(raw, ls.Ends, &sp) {
+		return e.fromSpans(&sp)
+	}
+	if !e.parseSpans(raw, &sp) {
+		return false
+	}
+	if l := learnLayout(raw, ls.Ends, &sp); l != nil {
+		if c.m == nil || len(c.m) >= maxEnvLayouts {
+			c.m = map[any]*envLayout{}
+		}
+		c.m[ls.Layout] = l
+	}
+	return true
 }
 
 // preparedLine is what Prepare read of one line: its envelope, and

@@ -2,6 +2,7 @@ package durablestream
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
@@ -23,29 +24,64 @@ type envelope struct {
 
 // parse walks the top-level members of raw without decoding the payload.
 func (e *envelope) parse(raw []byte) bool {
-	var typ []byte
+	var sp envSpans
+	return e.parseSpans(raw, &sp)
+}
+
+// envSpans are the values of the members of a line that parse reads (the
+// last of each name), as views of the line, and whether a name came twice.
+type envSpans struct {
+	typ, stream, ts, payload []byte
+	dup                      bool
+}
+
+// parseSpans is parse, keeping in sp the values it read.
+func (e *envelope) parseSpans(raw []byte, sp *envSpans) bool {
 	ok := true
+	var seen uint8
 	// rawjson.Members itself, not object: this runs for every event.
 	walked := rawjson.Members(raw, func(n, v []byte) bool {
 		if bytes.IndexByte(n, '\\') >= 0 {
 			n = name(n)
 		}
+		var bit uint8
 		switch string(n) {
 		case "type":
-			typ, ok = v, isStr(v)
+			sp.typ, ok, bit = v, isStr(v), 1
 		case "stream_id":
-			e.stream, ok = v, isStr(v)
-		case "id", "actor":
-			ok = isStr(v)
+			sp.stream, ok, bit = v, isStr(v), 2
+		case "id":
+			ok, bit = isStr(v), 4
+		case "actor":
+			ok, bit = isStr(v), 8
 		case "timestamp":
-			e.ts, _, ok = integer(v)
+			_, _, ok = integer(v)
+			sp.ts, bit = v, 16
 		case "payload":
-			e.payload = v
+			sp.payload, bit = v, 32
 		}
+		sp.dup = sp.dup || seen&bit != 0
+		seen |= bit
 		return ok
 	})
-	if !walked || !ok || len(typ) == 0 || typ[0] != '"' || len(e.payload) == 0 || e.payload[0] != '{' {
+	return walked && ok && e.fromSpans(sp)
+}
+
+// fromSpans sets e from the values sp of a line's members, and reports
+// whether they make an envelope (the kinds of the other members checked
+// already).
+func (e *envelope) fromSpans(sp *envSpans) bool {
+	typ := sp.typ
+	if len(typ) == 0 || typ[0] != '"' || len(sp.payload) == 0 || sp.payload[0] != '{' {
 		return false
+	}
+	e.stream, e.payload = sp.stream, sp.payload
+	if sp.ts != nil {
+		ts, _, ok := integer(sp.ts)
+		if !ok {
+			return false
+		}
+		e.ts = ts
 	}
 	e.known = -1
 	if plain, ok := rawjson.Plain(typ); ok {
@@ -60,6 +96,102 @@ func (e *envelope) parse(raw []byte) bool {
 		}
 	}
 	return e.typ != ""
+}
+
+// An envLayout is where parse finds its values in the lines of one of the
+// index's layouts (model.LineScalars.Layout), learned from one of them:
+// each value's start and end as a place among the line's scalars.
+type envLayout struct {
+	typ, stream, ts, payload [2]skelPos
+	hasStream, hasTS         bool
+}
+
+// A skelPos is a place in a line of an index's layout that is not inside
+// a scalar: d bytes after the end of scalar k-1 (after the line's first
+// byte, for k = 0). The bytes between two scalars are the same in every
+// line of the layout, so it is the same place in each.
+type skelPos struct{ k, d int32 }
+
+// posOf returns the place of index p of a line whose scalars end at ends,
+// p being at no scalar's inside.
+func posOf(ends []uint32, p int) skelPos {
+	k, _ := slices.BinarySearch(ends, uint32(p)+1) // the scalars that end at or before p
+	base := 0
+	if k > 0 {
+		base = int(ends[k-1])
+	}
+	return skelPos{int32(k), int32(p - base)}
+}
+
+// in returns the index of place sp in a line whose scalars end at ends,
+// or -1 when the line has too few.
+func (sp skelPos) in(ends []uint32) int {
+	if sp.k == 0 {
+		return int(sp.d)
+	}
+	if int(sp.k) > len(ends) {
+		return -1
+	}
+	return int(ends[sp.k-1]) + int(sp.d)
+}
+
+// learnLayout returns where the values sp of raw, a line whose scalars
+// end at ends, are in the lines of its layout, or nil when a name came
+// twice (a value check of the first would be lost) or a value does not
+// fit ends.
+func learnLayout(raw []byte, ends []uint32, sp *envSpans) *envLayout {
+	if sp.dup || len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	l := &envLayout{hasStream: sp.stream != nil, hasTS: sp.ts != nil}
+	fits := true
+	span := func(v []byte, scalar bool) [2]skelPos {
+		lo := cap(raw) - cap(v)
+		hi := lo + len(v)
+		p := [2]skelPos{posOf(ends, lo), posOf(ends, hi)}
+		if scalar && (p[1].d != 0 || p[1].k != p[0].k+1) {
+			fits = false // not one scalar of ends
+		}
+		return p
+	}
+	l.typ, l.payload = span(sp.typ, true), span(sp.payload, false)
+	if l.hasStream {
+		l.stream = span(sp.stream, true)
+	}
+	if l.hasTS {
+		l.ts = span(sp.ts, true)
+	}
+	if !fits {
+		return nil
+	}
+	return l
+}
+
+// read sets sp from raw, a line of l's layout whose scalars end at ends,
+// and reports false when ends do not fit it.
+func (l *envLayout) read(raw []byte, ends []uint32, sp *envSpans) bool {
+	at := func(p [2]skelPos) []byte {
+		lo, hi := p[0].in(ends), p[1].in(ends)
+		if lo < 0 || hi <= lo || hi > len(raw) {
+			return nil
+		}
+		return raw[lo:hi]
+	}
+	*sp = envSpans{typ: at(l.typ), payload: at(l.payload)}
+	if sp.typ == nil || sp.typ[len(sp.typ)-1] != '"' || sp.payload == nil || sp.payload[len(sp.payload)-1] != '}' {
+		return false
+	}
+	if l.hasStream {
+		if sp.stream = at(l.stream); sp.stream == nil {
+			return false
+		}
+	}
+	if l.hasTS {
+		if sp.ts = at(l.ts); sp.ts == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // kind is what an event does to the lineage.
