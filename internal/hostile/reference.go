@@ -128,55 +128,44 @@ func (h Harness) MatchPrepared(t testing.TB, data []byte, f model.Format) {
 	sess := h.Open(t, data)
 	evs := Events(t, sess)
 	for _, batch := range []int{1, 5, 257} {
-		s, ps := f.Init(), f.Init()
-		var prep any
-		for lo := 0; lo < len(evs); lo += batch {
-			hi := min(lo+batch, len(evs))
-			lines := make([][]byte, 0, hi-lo)
-			for _, ev := range evs[lo:hi] {
-				lines = append(lines, ev.Raw)
-			}
-			prep = p.Prepare(lines, prep)
-			for i, ev := range evs[lo:hi] {
-				s, ps = f.Apply(s, ev), p.ApplyPrepared(ps, ev, prep, i)
-				if len(evs) < 300 || ev.Pos%97 == 0 || ev.Pos == len(evs) {
-					if got, want := h.Output(t, f, ps, ev.Pos), h.Output(t, f, s, ev.Pos); !bytes.Equal(got, want) {
-						t.Fatalf("batches of %d, after event %d (%.120q): prepared and applied differ %s", batch, ev.Pos, ev.Raw, FirstDiff(got, want))
-					}
-				}
-			}
-		}
+		h.matchBatches(t, evs, p, batch, "", func(lines [][]byte, lo int, prev any) any { return p.Prepare(lines, prev) })
 	}
-	if ep, ok := f.(model.EndsPreparer); ok {
-		h.matchPreparedEnds(t, evs, ep)
+	ep, ok := f.(model.EndsPreparer)
+	if !ok {
+		return
 	}
-}
-
-// matchPreparedEnds is MatchPrepared for PrepareEnds, each line given what
-// the index finds of its scalars (scalartest.LineScalars), in batches that reuse
-// Prepare's memory and the layouts learned from the batches before.
-func (h Harness) matchPreparedEnds(t testing.TB, evs []model.Event, p model.EndsPreparer) {
-	t.Helper()
 	scalars := make([]model.LineScalars, len(evs))
 	for i, ev := range evs {
 		scalars[i], _ = scalartest.LineScalars(ev.Raw)
 	}
 	for _, batch := range []int{1, 7, 300} {
-		s, ps := p.Init(), p.Init()
-		var prep any
-		for lo := 0; lo < len(evs); lo += batch {
-			hi := min(lo+batch, len(evs))
-			lines := make([][]byte, 0, hi-lo)
-			for _, ev := range evs[lo:hi] {
-				lines = append(lines, ev.Raw)
-			}
-			prep = p.PrepareEnds(lines, scalars[lo:hi], prep)
-			for i, ev := range evs[lo:hi] {
-				s, ps = p.Apply(s, ev), p.ApplyPrepared(ps, ev, prep, i)
-				if len(evs) < 300 || ev.Pos%97 == 0 || ev.Pos == len(evs) {
-					if got, want := h.Output(t, p, ps, ev.Pos), h.Output(t, p, s, ev.Pos); !bytes.Equal(got, want) {
-						t.Fatalf("batches of %d with the index's scalars, after event %d (%.120q): prepared and applied differ %s", batch, ev.Pos, ev.Raw, FirstDiff(got, want))
-					}
+		h.matchBatches(t, evs, p, batch, " with the index's scalars", func(lines [][]byte, lo int, prev any) any {
+			return ep.PrepareEnds(lines, scalars[lo:lo+len(lines)], prev)
+		})
+	}
+}
+
+// matchBatches folds evs with prepare (given the lines of a batch, the
+// index of its first event and what it returned for the batch before) and
+// ApplyPrepared, in batches of batch lines, and with Apply, and fails
+// where their Output differs (see MatchPrepared); how says how the lines
+// were prepared.
+func (h Harness) matchBatches(t testing.TB, evs []model.Event, p model.Preparer, batch int, how string, prepare func(lines [][]byte, lo int, prev any) any) {
+	t.Helper()
+	s, ps := p.Init(), p.Init()
+	var prep any
+	for lo := 0; lo < len(evs); lo += batch {
+		hi := min(lo+batch, len(evs))
+		lines := make([][]byte, 0, hi-lo)
+		for _, ev := range evs[lo:hi] {
+			lines = append(lines, ev.Raw)
+		}
+		prep = prepare(lines, lo, prep)
+		for i, ev := range evs[lo:hi] {
+			s, ps = p.Apply(s, ev), p.ApplyPrepared(ps, ev, prep, i)
+			if len(evs) < 300 || ev.Pos%97 == 0 || ev.Pos == len(evs) {
+				if got, want := h.Output(t, p, ps, ev.Pos), h.Output(t, p, s, ev.Pos); !bytes.Equal(got, want) {
+					t.Fatalf("batches of %d%s, after event %d (%.120q): prepared and applied differ %s", batch, how, ev.Pos, ev.Raw, FirstDiff(got, want))
 				}
 			}
 		}
