@@ -210,6 +210,21 @@ func PrepareLines[T any](lines [][]byte, prev any, read func(line []byte, into *
 	return p
 }
 
+// PrepareLinesScalars is PrepareLines for an EndsPreparer's PrepareEnds:
+// read gets each line with what the index found of its scalars,
+// scalars[i], or none when scalars is shorter (nil: Prepare).
+func PrepareLinesScalars[T any](lines [][]byte, scalars []LineScalars, prev any, read func(line []byte, ls LineScalars, into *T)) *[]T {
+	i := 0
+	return PrepareLines(lines, prev, func(line []byte, into *T) {
+		var ls LineScalars
+		if i < len(scalars) {
+			ls = scalars[i]
+		}
+		i++
+		read(line, ls, into)
+	})
+}
+
 // Prepared returns the T that PrepareLines read lines[i] into, p being
 // what it returned, or nil when p is no *[]T or has no item i.
 func Prepared[T any](p any, i int) *T {

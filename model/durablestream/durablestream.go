@@ -191,12 +191,7 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 // line costs, runs on the index's workers instead of the fold's goroutine
 // (1 GB generated journal, rewind state, 5 runs alternated: median 1.66
 // -> 1.25 s; the fold's goroutine had been the one the others waited on).
-func (format) Prepare(lines [][]byte, prev any) any {
-	return model.PrepareLines(lines, prev, func(raw []byte, pl *preparedLine) {
-		*pl = preparedLine{}
-		pl.ok = pl.e.parse(raw)
-	})
-}
+func (f format) Prepare(lines [][]byte, prev any) any { return f.PrepareEnds(lines, nil, prev) }
 
 // PrepareEnds is Prepare reading each line's envelope where the first
 // line of its layout had it (model.EndsPreparer), without walking the
@@ -205,14 +200,8 @@ func (format) Prepare(lines [][]byte, prev any) any {
 func (format) PrepareEnds(lines [][]byte, scalars []model.LineScalars, prev any) any {
 	c := envCaches.Get().(*envCache)
 	defer envCaches.Put(c)
-	i := 0
-	return model.PrepareLines(lines, prev, func(raw []byte, pl *preparedLine) {
+	return model.PrepareLinesScalars(lines, scalars, prev, func(raw []byte, ls model.LineScalars, pl *preparedLine) {
 		*pl = preparedLine{}
-		var ls model.LineScalars
-		if i < len(scalars) {
-			ls = scalars[i]
-		}
-		i++
 		pl.ok = c.parse(&pl.e, raw, ls)
 	})
 }
