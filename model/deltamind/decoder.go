@@ -48,6 +48,8 @@ type decoder struct {
 	// its lines were read from. They are released when the next item
 	// starts, or when the decoder is done.
 	held []*fileWindow
+	// spans is readProg's scratch.
+	spans []span
 }
 
 // Window sizes, in bytes: a walk's first window is firstWin, each next one
@@ -230,25 +232,41 @@ func (ws *windows) freed(w *fileWindow) {
 // offsets grow from item to item), which may move a walk on to a new
 // window. The line ends where its object does: a window's bytes are walked
 // from the line's start without looking for its end first.
-func (d *decoder) readLine(loc uint64, first bool) bool {
-	var b []byte
-	read := false
+func (d *decoder) readLine(loc uint64, prog uint8, first bool) bool {
 	if loc&locInline != 0 {
 		d.l.mu.Lock()
-		b = d.l.inlineLine(loc)
+		b := d.l.inlineLine(loc)
 		d.l.mu.Unlock()
-	} else if d.src != nil {
-		off := int64(locOf(loc))
-		if b = d.fromWindow(off, first); b != nil && d.readFields(b) {
-			read = true
-		} else {
-			b = d.read(off) // not in a window, or not all of it
-		}
+		ok, _ := d.readAs(prog, b, loc)
+		return ok
 	}
-	if !read && (b == nil || !d.readFields(b)) {
+	if d.src == nil {
 		return false
 	}
-	return lineCheck(b[:d.lf.end]) == checkOf(loc)
+	off := int64(locOf(loc))
+	if b := d.fromWindow(off, first); b != nil {
+		if ok, read := d.readAs(prog, b, loc); read {
+			return ok
+		}
+	}
+	ok, _ := d.readAs(prog, d.read(off), loc) // not in a window, or not all of it
+	return ok
+}
+
+// readAs reads the line at the start of b into d.lf, with program prog
+// when it has one (see layoutProg) and otherwise as readFields does, and
+// reports whether it read it (read) and whether it is the line loc
+// folded (ok: its check is loc's).
+func (d *decoder) readAs(prog uint8, b []byte, loc uint64) (ok, read bool) {
+	if p := progAt(prog); p != nil && len(b) > 0 {
+		if _, pok := d.lf.readProg(p, b, &d.spans); pok && lineCheck(b[:d.lf.end]) == checkOf(loc) {
+			return true, true
+		}
+	}
+	if b == nil || !d.readFields(b) {
+		return false, false
+	}
+	return lineCheck(b[:d.lf.end]) == checkOf(loc), true
 }
 
 // readFields reads the line at the start of b into d.lf (lineFields.read,
@@ -398,11 +416,11 @@ func (d *decoder) item(i int32, seq int64) itemVal {
 		d.gather(i, i+1, seq) // a decoder that reads items one at a time
 	}
 	from, to := c.start[i-c.lo], c.start[i-c.lo+1]
-	ks, locs := c.ks[from:to], c.locs[from:to]
+	ks, locs, progs := c.ks[from:to], c.locs[from:to], c.progs[from:to]
 	f := c.base
 	it := itemVal{turns: d.turns[:0]}
 	for j := len(ks) - 1; j >= 0; j-- {
-		if !d.readLine(locs[j], j == len(ks)-1) {
+		if !d.readLine(locs[j], progs[j], j == len(ks)-1) {
 			return broken(locs[0])
 		}
 		if c.variants != nil {
@@ -424,6 +442,7 @@ type chains struct {
 	seq      int64
 	ks       []int32
 	locs     []uint64
+	progs    []uint8
 	variants []format
 	base     format
 	start    []int32
@@ -442,12 +461,15 @@ func (c *chains) has(i int32, seq int64) bool {
 func (d *decoder) gather(lo, hi int32, seq int64) {
 	l, c := d.l, &d.chains
 	c.lo, c.hi, c.seq, c.gathered = lo, hi, seq, true
-	c.ks, c.locs, c.variants, c.start = c.ks[:0], c.locs[:0], c.variants[:0], c.start[:0]
+	c.ks, c.locs, c.progs, c.variants, c.start = c.ks[:0], c.locs[:0], c.progs[:0], c.variants[:0], c.start[:0]
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i := lo; i < hi; i++ {
 		c.start = append(c.start, int32(len(c.ks)))
 		c.ks, c.locs = l.appendVersions(c.ks, c.locs, i, seq)
+	}
+	for _, k := range c.ks {
+		c.progs = append(c.progs, l.ivs.prog(int(k)))
 	}
 	c.start = append(c.start, int32(len(c.ks)))
 	c.base = l.variants[0]
@@ -764,7 +786,7 @@ func (d *decoder) entry(r rec, disagreement bool) model.Object {
 	d.keepOnly(d.win) // the entry before is written: its windows may go
 	l := &d.lf
 	dl := &l.delta
-	if !d.readLine(r.loc, true) {
+	if !d.readLine(r.loc, 0, true) {
 		note := broken(r.loc).summary
 		if disagreement {
 			return obj("seq", nil, "kind", "", "target", "", "reason", note, "at", r.at())

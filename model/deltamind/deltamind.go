@@ -401,7 +401,7 @@ func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
 		}
 		from, to = vd.from, vd.to
 		k := lin.ivs.len()
-		lin.ivs.add(withClass(lin.locate(ev, sc), to))
+		lin.ivs.add(withClass(lin.locate(ev, sc), to), sc.prog)
 		if vd.item < 0 {
 			lin.revs.add(-1)
 			ns.item = int32(lin.items.add(uint32(k)))

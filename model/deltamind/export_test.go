@@ -113,11 +113,54 @@ func LayoutDiffers(t *Layouts, raw []byte) (diff string, read bool) {
 	if gotRead != wantRead {
 		return fmt.Sprintf("%s: readLayout %v, read %v", raw, gotRead, wantRead), true
 	}
-	if wantRead && (string(gl.seq) != string(wl.seq) || gl.timestamp != wl.timestamp || gl.reason != wl.reason || gl.end != wl.end ||
-		!reflect.DeepEqual(gl.delta, wl.delta)) {
-		return fmt.Sprintf("%s: readLayout\n%+v\nread\n%+v", raw, gl, wl), true
+	if d := fieldsDiffer(raw, "readLayout", gl, gotRead, wl, wantRead); d != "" {
+		return d, true
 	}
-	return "", true
+	// The views read the line again with the program of the layout the
+	// fold read it with (decoder.readProg), without its literals.
+	p := progAt(got.prog)
+	if p == nil {
+		return "", true // the process has maxProgs programs
+	}
+	var pl lineFields
+	var spans []span
+	progRead, ok := pl.readProg(p, raw, &spans)
+	if !ok {
+		return fmt.Sprintf("%s: the program of its layout did not read it", raw), true
+	}
+	ProgramReads++
+	return fieldsDiffer(raw, "readProg", pl, progRead, wl, wantRead), true
+}
+
+// ProgramReads counts the lines LayoutDiffers read with a program.
+var ProgramReads int
+
+// fieldsDiffer says how the views' reading of raw (got) differs from the
+// general walk's (want), or "".
+func fieldsDiffer(raw []byte, how string, got lineFields, gotRead bool, want lineFields, wantRead bool) string {
+	if gotRead != wantRead {
+		return fmt.Sprintf("%s: %s %v, read %v", raw, how, gotRead, wantRead)
+	}
+	if wantRead && (string(got.seq) != string(want.seq) || got.timestamp != want.timestamp || got.reason != want.reason || got.end != want.end ||
+		!reflect.DeepEqual(got.delta, want.delta)) {
+		return fmt.Sprintf("%s: %s\n%+v\nread\n%+v", raw, how, got, want)
+	}
+	return ""
+}
+
+// ReadWithPrograms reads raw with every program the process has, as the
+// views do a line whose bytes changed after the fold read it with one of
+// them, and reports how many read it (not how); raw may be anything.
+func ReadWithPrograms(raw []byte) int {
+	n := 0
+	for id := 1; progAt(uint8(id)) != nil; id++ {
+		var lf lineFields
+		var spans []span
+		if _, ok := lf.readProg(progAt(uint8(id)), raw, &spans); ok {
+			n++
+		}
+	}
+	return n
 }
 
 // scanDiffers says how the fold's reading of raw through the layouts (got)

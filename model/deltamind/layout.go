@@ -81,6 +81,9 @@ type span struct {
 // line has a "seq".
 type lineShape struct {
 	delta, turns, alts, seq bool
+	// prog is the id of the layout's program (see layoutProg), 0 for
+	// none.
+	prog uint8
 }
 
 // A layoutNode is a literal, the kind of the scalar after it (skel.End:
@@ -268,6 +271,7 @@ func (t *layouts) learn(b []byte, i int) ([]span, *lineShape, int) {
 			next = &layoutNode{Lit: skel.NewLit(string(lit)), kind: sg.kind, f: sg.f, fold: foldReads(sg.f)}
 			if sg.kind == skel.End {
 				shape := l.shape
+				shape.prog = progID(newProg(segs, l.shape))
 				next.shape = &shape
 			}
 			n.kids = append(n.kids, next)
@@ -571,6 +575,7 @@ func (sc *scanned) fromSpans(raw []byte, spans []span, shape *lineShape) {
 		}
 	}
 	sc.typed(raw, typ)
+	sc.prog = shape.prog
 }
 
 // skelFields are where the scalars the fold reads are in the lines of one
@@ -657,6 +662,12 @@ func (lf *lineFields) readLayout(t *layouts, raw []byte) (read, ok bool) {
 	if shape == nil {
 		return false, false
 	}
+	return lf.fromSpans(raw, spans, shape, end), true
+}
+
+// fromSpans sets lf from the spans of the line raw, whose shape is shape
+// and whose object ends at end, and reports whether it has a delta.
+func (lf *lineFields) fromSpans(raw []byte, spans []span, shape *lineShape, end int) bool {
 	*lf = lineFields{turns: lf.turns, end: end, hasDelta: shape.delta}
 	d := &lf.delta
 	if shape.alts {
@@ -706,5 +717,5 @@ func (lf *lineFields) readLayout(t *layouts, raw []byte) (read, ok bool) {
 	if shape.turns {
 		lf.turns = d.turns
 	}
-	return shape.delta, true
+	return shape.delta
 }

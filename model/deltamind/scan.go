@@ -40,6 +40,9 @@ type scanned struct {
 	// raw[lead:lead+size].
 	check      uint64
 	lead, size int
+	// prog is the program of the line's layout (see layoutProg), when
+	// it was read through one, else 0.
+	prog uint8
 }
 
 // line returns the line of ev (which sc read) without the whitespace

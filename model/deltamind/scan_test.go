@@ -78,6 +78,7 @@ func TestScanMatchesParse(t *testing.T) {
 	}
 	shared := deltamind.NewLayouts()
 	matched := 0
+	progs := deltamind.ProgramReads
 	for _, l := range lines {
 		if !json.Valid(l) {
 			continue // the index lets no such line through
@@ -96,6 +97,10 @@ func TestScanMatchesParse(t *testing.T) {
 	// mutated ones: the comparison above was not only of general walks.
 	if matched < n {
 		t.Errorf("%d of %d lines read through a layout", matched, len(lines))
+	}
+	// And as many were read again with their layout's program.
+	if got := deltamind.ProgramReads - progs; got < n {
+		t.Errorf("%d of %d lines read with a program", got, len(lines))
 	}
 }
 
@@ -149,12 +154,17 @@ func TestLayoutsReadChangedLinesWithoutPanic(t *testing.T) {
 		t.Fatal("a generated line is not read through the layouts learned from its journal")
 	}
 	r := rand.New(rand.NewSource(3))
+	if deltamind.ReadWithPrograms(lines[0]) == 0 {
+		t.Fatal("a generated line is read with none of the programs of its journal's layouts")
+	}
 	for _, l := range lines[:40] {
 		for n := range len(l) {
 			deltamind.ReadThroughLayouts(lay, l[:n])
+			deltamind.ReadWithPrograms(l[:n])
 			c := bytes.Clone(l)
 			c[n] = "\"\\{}[],:0tfn \xff"[r.Intn(14)]
 			deltamind.ReadThroughLayouts(lay, c)
+			deltamind.ReadWithPrograms(c)
 		}
 	}
 }

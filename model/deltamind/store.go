@@ -229,6 +229,7 @@ type versions struct {
 	checks dense[uint8]  // check>>10
 	bases  dense[uint64] // the offset run had before versions 32b…
 	far    dense[farLoc] // escaped versions, by index
+	progs  dense[uint8]  // the program each version's line was read with (layoutProg)
 	run    uint64        // the offset of the last version in the file
 	n      int
 }
@@ -246,8 +247,9 @@ const (
 
 func (vs *versions) len() int { return vs.n }
 
-// add appends loc (with its class and check) and returns its index.
-func (vs *versions) add(loc uint64) int {
+// add appends loc (with its class and check), whose line was read with
+// program prog (0: none), and returns its index.
+func (vs *versions) add(loc uint64, prog uint8) int {
 	k := vs.n
 	vs.n++
 	if k&(1<<blockBits-1) == 0 {
@@ -266,8 +268,12 @@ func (vs *versions) add(loc uint64) int {
 	check := checkOf(loc)
 	vs.meta.add(uint32(dist) | uint32(classOf(loc))<<16 | uint32(check&0x3ff)<<22)
 	vs.checks.add(uint8(check >> 10))
+	vs.progs.add(prog)
 	return k
 }
+
+// prog returns the program version k's line was read with (0: none).
+func (vs *versions) prog(k int) uint8 { return vs.progs.at(k) }
 
 // class returns the class of version k.
 func (vs *versions) class(k int) uint8 { return uint8(vs.meta.at(k)>>16) & (1<<classBits - 1) }
@@ -320,7 +326,7 @@ func (vs *versions) fork(n int) versions {
 		nf++
 	}
 	f := versions{meta: vs.meta.fork(n), checks: vs.checks.fork(n), bases: vs.bases.fork((n + 1<<blockBits - 1) >> blockBits),
-		far: vs.far.fork(nf), n: n}
+		far: vs.far.fork(nf), progs: vs.progs.fork(n), n: n}
 	for k := n - 1; k >= 0; k-- {
 		if loc := vs.at(k); loc&locInline == 0 {
 			f.run = locOf(loc)

@@ -274,7 +274,7 @@ func TestVersionsLocs(t *testing.T) {
 	}
 	for k := range 3*denseSize + 77 {
 		loc := next()
-		if got := vs.add(loc); got != k {
+		if got := vs.add(loc, progFor(loc)); got != k {
 			t.Fatalf("add returned %d, want %d", got, k)
 		}
 		want = append(want, loc)
@@ -285,7 +285,7 @@ func TestVersionsLocs(t *testing.T) {
 	for i := range forks {
 		for range 100 {
 			loc := next()
-			forks[i].vs.add(loc)
+			forks[i].vs.add(loc, progFor(loc))
 			forks[i].want = append(forks[i].want, loc)
 		}
 	}
@@ -300,6 +300,9 @@ func TestVersionsLocs(t *testing.T) {
 			if got := vs.class(k); got != classOf(loc) {
 				t.Fatalf("%s: class(%d) = %d, want %d", what, k, got, classOf(loc))
 			}
+			if got := vs.prog(k); got != progFor(loc) {
+				t.Fatalf("%s: prog(%d) = %d, want %d", what, k, got, progFor(loc))
+			}
 		}
 	}
 	check("versions", &vs, want)
@@ -307,3 +310,6 @@ func TestVersionsLocs(t *testing.T) {
 		check("fork "+strconv.Itoa(i), &forks[i].vs, forks[i].want)
 	}
 }
+
+// progFor is the program the versions test gives the version of loc.
+func progFor(loc uint64) uint8 { return uint8(loc>>3 ^ loc>>checkOff) }
