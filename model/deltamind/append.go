@@ -1,6 +1,10 @@
 package deltamind
 
-import "github.com/rewind-tui/rewind/model"
+import (
+	"strconv"
+
+	"github.com/rewind-tui/rewind/model"
+)
 
 // itemText is an item of StreamView's Parts that writes its JSON text
 // itself (model.Appender): the bytes an indenting writer writes for
@@ -60,4 +64,55 @@ func (t itemText) AppendIndented(b []byte, depth int, str func([]byte, string) [
 		b = append(model.AppendLine(b, in), ']')
 	}
 	return append(model.AppendLine(b, depth), '}')
+}
+
+// entryText is a rejected line or a disagreement of StreamView's Parts
+// that writes its JSON text itself (model.Appender): the bytes an
+// indenting writer writes for the entry's object (decoder.entryObject),
+// made without building the object, for a line whose seq is an integer.
+type entryText struct {
+	seq                             int64
+	kind, target, reason, timestamp string
+	at                              int
+	disagreement                    bool // no timestamp
+}
+
+// AppendIndented appends the entry as entryObject's members, in its order
+// (see model.Appender), its strings written by str.
+func (e *entryText) AppendIndented(b []byte, depth int, str func([]byte, string) []byte) []byte {
+	in := depth + 1
+	b = strconv.AppendInt(member(append(b, '{'), in, `"seq": `, true), e.seq, 10)
+	b = str(member(b, in, `"kind": `, false), e.kind)
+	b = str(member(b, in, `"target": `, false), e.target)
+	b = str(member(b, in, `"reason": `, false), e.reason)
+	if !e.disagreement {
+		b = str(member(b, in, `"timestamp": `, false), e.timestamp)
+	}
+	b = strconv.AppendInt(member(b, in, `"at": `, false), int64(e.at), 10)
+	return append(model.AppendLine(b, depth), '}')
+}
+
+// intSeq returns a line's seq (a JSON number, as written) as an int64, as
+// seqValue does, and whether it is one.
+func intSeq(raw []byte) (int64, bool) {
+	neg := len(raw) > 0 && raw[0] == '-'
+	digits := raw
+	if neg {
+		digits = raw[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		n, err := strconv.ParseInt(string(raw), 10, 64) // 19 digits may fit
+		return n, err == nil
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -21,18 +22,31 @@ import (
 // offsets.
 func TestItemTextIsTheIndentedItem(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/*.jsonl")
-	appenders := 0
+	appenders, entries := 0, map[string]int{}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		appenders += checkItemText(t, p, foldJournal(t, journaltest.Open(t, "provenance.jsonl", data)))
+		s := foldJournal(t, journaltest.Open(t, "provenance.jsonl", data))
+		appenders += checkItemText(t, p, s)
+		for _, list := range []string{"rejected", "disagreements"} {
+			entries[list] += checkListText(t, p+" "+list, s, list)
+		}
 	}
 	if appenders < 8 {
 		t.Fatalf("the fixtures gave %d appenders: the hostile items were not written by itemText", appenders)
 	}
-	checkItemText(t, "generated", foldGenerated(t, 3000, 5))
+	for list, n := range entries {
+		if n < 3 {
+			t.Errorf("the fixtures gave %d %s appenders: their hostile entries were not written by entryText", n, list)
+		}
+	}
+	gen := foldGenerated(t, 3000, 5)
+	checkItemText(t, "generated", gen)
+	if n := checkListText(t, "generated rejected", gen, "rejected"); n < 20 {
+		t.Errorf("the generated journal gave %d rejected appenders", n)
+	}
 	defer func(w int) { partWin = w }(partWin)
 	partWin = firstWin // windows of 64 KiB, reused
 	checkItemText(t, "generated, small windows", foldGenerated(t, 3000, 5))
@@ -54,9 +68,18 @@ func foldJournal(t testing.TB, j interface {
 // and returns how many were Appenders.
 func checkItemText(t *testing.T, name string, s model.State) int {
 	t.Helper()
-	v, _ := s.View().Get("items")
+	return checkListText(t, name, s, "items")
+}
+
+// checkListText compares the entries of list (items, rejected or
+// disagreements) of s's StreamView parts with View's, and returns how many
+// were Appenders: all but the items with sourceTurn offsets and the
+// entries whose seq is not an integer.
+func checkListText(t *testing.T, name string, s model.State, list string) int {
+	t.Helper()
+	v, _ := s.View().Get(list)
 	want := v.([]any)
-	lazy, _ := Format.(model.StreamViews).StreamView(s).Get("items")
+	lazy, _ := Format.(model.StreamViews).StreamView(s).Get(list)
 	i, appenders := 0, 0
 	lazy.(model.Lazy).Parts(func(part func(func(any) bool)) bool {
 		part(func(o any) bool {
@@ -76,8 +99,12 @@ func checkItemText(t *testing.T, name string, s model.State) int {
 			}
 			if _, ok := o.(model.Appender); ok {
 				appenders++
-			} else if it, _ := o.(model.Object).Get("sourceTurns"); !strings.Contains(string(indented(t, it, 0)), `"offset"`) {
-				t.Errorf("%s: item %d, without sourceTurn offsets, is not an Appender", name, i)
+			} else if list == "items" {
+				if it, _ := o.(model.Object).Get("sourceTurns"); !strings.Contains(string(indented(t, it, 0)), `"offset"`) {
+					t.Errorf("%s: item %d, without sourceTurn offsets, is not an Appender", name, i)
+				}
+			} else if seq, _ := o.(model.Object).Get("seq"); reflect.TypeOf(seq) == reflect.TypeFor[int64]() {
+				t.Errorf("%s: %s %d, of seq %d, is not an Appender", name, list, i, seq)
 			}
 			i++
 			return true
@@ -103,4 +130,18 @@ func indented(t *testing.T, v any, depth int) []byte {
 		t.Fatal(err)
 	}
 	return render.SafeJSON(b.Bytes())
+}
+
+// intSeq reads a seq as seqValue does: the int64 of an integer, none for
+// any other number (a fraction, an exponent, past int64).
+func TestIntSeq(t *testing.T) {
+	for _, s := range []string{"0", "-0", "7", "-12", "123456789012345678", "-123456789012345678",
+		"9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809",
+		"12345678901234567890", "1.5", "1e3", "-1E+2", "0.0", "", "-"} {
+		n, ok := intSeq([]byte(s))
+		v := seqValue([]byte(s))
+		if want, isInt := v.(int64); ok != isInt || ok && n != want {
+			t.Errorf("intSeq(%q) = %d, %v; seqValue gives %#v", s, n, ok, v)
+		}
+	}
 }

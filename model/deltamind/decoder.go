@@ -784,19 +784,50 @@ func (it *itemVal) objectIn(sc *itemScratch) model.Object {
 // false), {seq, kind, target, reason, at} for a disagreement.
 func (d *decoder) entry(r rec, disagreement bool) model.Object {
 	d.keepOnly(d.win) // the entry before is written: its windows may go
+	if !d.readLine(r.loc, r.prog(), true) {
+		return brokenEntry(r, disagreement)
+	}
+	return d.entryObject(r, disagreement)
+}
+
+// brokenEntry is the object of a rejected line or disagreement whose line
+// is no longer in the file as it was folded.
+func brokenEntry(r rec, disagreement bool) model.Object {
+	note := broken(r.loc).summary
+	if disagreement {
+		return obj("seq", nil, "kind", "", "target", "", "reason", note, "at", r.at())
+	}
+	return obj("seq", nil, "kind", "", "target", "", "reason", note, "timestamp", "", "at", r.at())
+}
+
+// entryObject is entry's object of r, whose line d.lf holds.
+func (d *decoder) entryObject(r rec, disagreement bool) model.Object {
 	l := &d.lf
 	dl := &l.delta
-	if !d.readLine(r.loc, 0, true) {
-		note := broken(r.loc).summary
-		if disagreement {
-			return obj("seq", nil, "kind", "", "target", "", "reason", note, "at", r.at())
-		}
-		return obj("seq", nil, "kind", "", "target", "", "reason", note, "timestamp", "", "at", r.at())
-	}
 	if disagreement {
 		return obj("seq", seqValue(l.seq), "kind", dl.kind, "target", dl.target(), "reason", reason(r.why(), r.oldKind(), dl.kind, dl.targetID), "at", r.at())
 	}
 	return obj("seq", seqValue(l.seq), "kind", dl.kind, "target", dl.target(), "reason", l.reason, "timestamp", l.timestamp, "at", r.at())
+}
+
+// entryIn is entry for StreamView's Parts: the entry as an entryText in
+// t, which it returns, when its seq is an integer; otherwise its object.
+func (d *decoder) entryIn(r rec, disagreement bool, t *entryText) any {
+	d.keepOnly(d.win) // the entry before is written: its windows may go
+	if !d.readLine(r.loc, r.prog(), true) {
+		return brokenEntry(r, disagreement)
+	}
+	l := &d.lf
+	dl := &l.delta
+	seq, ok := intSeq(l.seq)
+	if !ok {
+		return d.entryObject(r, disagreement)
+	}
+	*t = entryText{seq: seq, kind: dl.kind, target: dl.target(), reason: l.reason, timestamp: l.timestamp, at: r.at(), disagreement: disagreement}
+	if disagreement {
+		t.reason = reason(r.why(), r.oldKind(), dl.kind, dl.targetID)
+	}
+	return t
 }
 
 // read returns what the views need of a line the fold took (so one that

@@ -396,7 +396,7 @@ func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
 		if vd.why != whyNone {
 			step = stepDisagreement
 			ns.nDisagreements++
-			lin.disagreements.add(rec{loc: lin.locate(ev, sc), pos: uint64(ev.Pos)&(1<<posBits-1) | uint64(vd.why)<<56 | uint64(vd.oldKind)<<posBits})
+			lin.disagreements.add(rec{loc: lin.locate(ev, sc), pos: recPos(ev.Pos, sc.prog, vd.why, vd.oldKind)})
 			break
 		}
 		from, to = vd.from, vd.to
@@ -419,7 +419,7 @@ func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
 		}
 	case stepRejected:
 		ns.nRejected++
-		lin.rejected.add(rec{loc: lin.locate(ev, sc), pos: uint64(ev.Pos) & (1<<posBits - 1)})
+		lin.rejected.add(rec{loc: lin.locate(ev, sc), pos: recPos(ev.Pos, sc.prog, 0, 0)})
 	case stepCheckpoint:
 		ns.checkpoint = cp
 	}

@@ -124,9 +124,11 @@ func withClass(l uint64, c uint8) uint64 {
 // lineCheck returns the check of a line's bytes, as a loc holds it.
 func lineCheck(b []byte) uint64 { return maphash.Bytes(seed, b) >> checkOff }
 
-// rec is a rejected line or a disagreement: where the line is (a loc) and
-// its position; a disagreement also says why (the why constants) and, for
-// whyKind, the target's kind, in the top bytes of pos.
+// rec is a rejected line or a disagreement: where the line is (a loc) and,
+// in pos, its position (the low posBits bits), the program its line was
+// read with (the top byte; see layoutProg), and for a disagreement why
+// (the why constants, bits 52-55) and, for whyKind, the target's kind
+// (bits 48-51).
 type rec struct {
 	loc uint64
 	pos uint64
@@ -134,9 +136,16 @@ type rec struct {
 
 const posBits = 48
 
+// recPos returns the pos of a rec at position at, read with program
+// prog, and for a disagreement, why and the target's kind.
+func recPos(at int, prog, why, oldKind uint8) uint64 {
+	return uint64(at)&(1<<posBits-1) | uint64(oldKind&0xf)<<posBits | uint64(why&0xf)<<52 | uint64(prog)<<56
+}
+
 func (r rec) at() int        { return int(r.pos & (1<<posBits - 1)) }
-func (r rec) why() uint8     { return uint8(r.pos >> 56) }
-func (r rec) oldKind() uint8 { return uint8(r.pos>>posBits) & 0xff }
+func (r rec) why() uint8     { return uint8(r.pos>>52) & 0xf }
+func (r rec) oldKind() uint8 { return uint8(r.pos>>posBits) & 0xf }
+func (r rec) prog() uint8    { return uint8(r.pos >> 56) }
 
 // Why an accepted line's delta is rejected (a disagreement).
 const (

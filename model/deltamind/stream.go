@@ -47,7 +47,8 @@ func (format) StreamView(s model.State) model.Object {
 		}, Parts: func(yield func(part func(yield func(any) bool)) bool) {
 			l.parts(int(n), func(d *decoder, lo, hi int) func(i int) any {
 				recs := l.recs(disagreement, lo, hi)
-				return func(i int) any { return d.entry(recs[i-lo], disagreement) }
+				var t entryText
+				return func(i int) any { return d.entryIn(recs[i-lo], disagreement, &t) }
 			}, yield)
 		}, Transient: true, At: func(i int) any { return entry(l.decoder(0), i) }}
 	}
