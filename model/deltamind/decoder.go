@@ -48,8 +48,6 @@ type decoder struct {
 	// its lines were read from. They are released when the next item
 	// starts, or when the decoder is done.
 	held []*fileWindow
-	// spans is readProg's scratch.
-	spans []span
 }
 
 // Window sizes, in bytes: a walk's first window is firstWin, each next one
@@ -259,7 +257,7 @@ func (d *decoder) readLine(loc uint64, prog uint8, first bool) bool {
 // folded (ok: its check is loc's).
 func (d *decoder) readAs(prog uint8, b []byte, loc uint64) (ok, read bool) {
 	if p := progAt(prog); p != nil && len(b) > 0 {
-		if _, pok := d.lf.readProg(p, b, &d.spans); pok && lineCheck(b[:d.lf.end]) == checkOf(loc) {
+		if _, pok := d.lf.readProg(p, b); pok && lineCheck(b[:d.lf.end]) == checkOf(loc) {
 			return true, true
 		}
 	}
@@ -341,8 +339,9 @@ const (
 // of the first seq item versions. The caller holds l.mu.
 func (l *lineage) itemLocs(from, to int32, seq int64, out []uint64) []uint64 {
 	var ks []int32
+	cur := verCursor{k: -1}
 	for i := from; i < to; i++ {
-		ks, out = l.appendVersions(ks[:0], out, i, seq)
+		ks, out = l.appendVersions(ks[:0], out, i, seq, &cur)
 	}
 	return out
 }
@@ -464,9 +463,10 @@ func (d *decoder) gather(lo, hi int32, seq int64) {
 	c.ks, c.locs, c.progs, c.variants, c.start = c.ks[:0], c.locs[:0], c.progs[:0], c.variants[:0], c.start[:0]
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	cur := verCursor{k: -1}
 	for i := lo; i < hi; i++ {
 		c.start = append(c.start, int32(len(c.ks)))
-		c.ks, c.locs = l.appendVersions(c.ks, c.locs, i, seq)
+		c.ks, c.locs = l.appendVersions(c.ks, c.locs, i, seq, &cur)
 	}
 	for _, k := range c.ks {
 		c.progs = append(c.progs, l.ivs.prog(int(k)))
@@ -485,10 +485,12 @@ func (d *decoder) gather(lo, hi int32, seq int64) {
 // appendVersions appends the versions of item i as of the first seq item
 // versions to ks, newest first, and their lines' locs to locs. The caller
 // holds l.mu.
-func (l *lineage) appendVersions(ks []int32, locs []uint64, i int32, seq int64) ([]int32, []uint64) {
+// cur, when not nil, is the cursor of a walk of items in order (see
+// verCursor).
+func (l *lineage) appendVersions(ks []int32, locs []uint64, i int32, seq int64, cur *verCursor) ([]int32, []uint64) {
 	for k := l.version(i, seq); k >= 0; k = l.revs.prev(int(k)) {
 		ks = append(ks, k)
-		locs = append(locs, l.ivs.at(int(k)))
+		locs = append(locs, l.ivs.atFrom(int(k), cur))
 	}
 	return ks, locs
 }

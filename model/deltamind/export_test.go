@@ -123,8 +123,7 @@ func LayoutDiffers(t *Layouts, raw []byte) (diff string, read bool) {
 		return "", true // the process has maxProgs programs
 	}
 	var pl lineFields
-	var spans []span
-	progRead, ok := pl.readProg(p, raw, &spans)
+	progRead, ok := pl.readProg(p, raw)
 	if !ok {
 		return fmt.Sprintf("%s: the program of its layout did not read it", raw), true
 	}
@@ -155,8 +154,7 @@ func ReadWithPrograms(raw []byte) int {
 	n := 0
 	for id := 1; progAt(uint8(id)) != nil; id++ {
 		var lf lineFields
-		var spans []span
-		if _, ok := lf.readProg(progAt(uint8(id)), raw, &spans); ok {
+		if _, ok := lf.readProg(progAt(uint8(id)), raw); ok {
 			n++
 		}
 	}

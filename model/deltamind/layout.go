@@ -668,6 +668,17 @@ func (lf *lineFields) readLayout(t *layouts, raw []byte) (read, ok bool) {
 // fromSpans sets lf from the spans of the line raw, whose shape is shape
 // and whose object ends at end, and reports whether it has a delta.
 func (lf *lineFields) fromSpans(raw []byte, spans []span, shape *lineShape, end int) bool {
+	lf.begin(shape, end)
+	for _, s := range spans {
+		lf.set(raw, s)
+	}
+	return lf.finish(shape)
+}
+
+// begin starts lf on a line whose shape is shape and whose object ends at
+// end, before its spans are set; finish ends it, and reports whether it
+// has a delta.
+func (lf *lineFields) begin(shape *lineShape, end int) {
 	*lf = lineFields{turns: lf.turns, end: end, hasDelta: shape.delta}
 	d := &lf.delta
 	if shape.alts {
@@ -678,44 +689,50 @@ func (lf *lineFields) fromSpans(raw []byte, spans []span, shape *lineShape, end 
 			d.turns = []sourceRef{}
 		}
 	}
-	for _, s := range spans {
-		switch s.f {
-		case fSeq:
-			lf.seq = raw[s.lo:s.hi]
-		case fTimestamp:
-			lf.timestamp = s.str(raw)
-		case fReason:
-			lf.reason = s.str(raw)
-		case fKind:
-			d.kind = s.str(raw)
-		case fDTimestamp:
-			d.timestamp = s.str(raw)
-		case fID:
-			d.id = s.str(raw)
-		case fTarget:
-			d.targetID = s.str(raw)
-		case fSummary:
-			d.summary = s.str(raw)
-		case fConfidence:
-			d.confidence = s.str(raw)
-		case fHard:
-			d.hard = raw[s.lo] == 't'
-		case fMode:
-			d.mode = s.str(raw)
-		case fResolution:
-			d.resolution = s.str(raw)
-		case fDReason:
-			d.reason = s.str(raw)
-		case fAlt:
-			d.alternatives = append(d.alternatives, strOf(raw[s.lo:s.hi], false))
-		case fTurnID:
-			d.turns = append(d.turns, sourceRef{turnID: s.str(raw)})
-		case fTurnNull:
-			d.turns = append(d.turns, sourceRef{})
-		}
-	}
+}
+
+func (lf *lineFields) finish(shape *lineShape) bool {
 	if shape.turns {
-		lf.turns = d.turns
+		lf.turns = lf.delta.turns
 	}
 	return shape.delta
+}
+
+// set sets the field of span s of the line raw.
+func (lf *lineFields) set(raw []byte, s span) {
+	d := &lf.delta
+	switch s.f {
+	case fSeq:
+		lf.seq = raw[s.lo:s.hi]
+	case fTimestamp:
+		lf.timestamp = s.str(raw)
+	case fReason:
+		lf.reason = s.str(raw)
+	case fKind:
+		d.kind = s.str(raw)
+	case fDTimestamp:
+		d.timestamp = s.str(raw)
+	case fID:
+		d.id = s.str(raw)
+	case fTarget:
+		d.targetID = s.str(raw)
+	case fSummary:
+		d.summary = s.str(raw)
+	case fConfidence:
+		d.confidence = s.str(raw)
+	case fHard:
+		d.hard = raw[s.lo] == 't'
+	case fMode:
+		d.mode = s.str(raw)
+	case fResolution:
+		d.resolution = s.str(raw)
+	case fDReason:
+		d.reason = s.str(raw)
+	case fAlt:
+		d.alternatives = append(d.alternatives, strOf(raw[s.lo:s.hi], false))
+	case fTurnID:
+		d.turns = append(d.turns, sourceRef{turnID: s.str(raw)})
+	case fTurnNull:
+		d.turns = append(d.turns, sourceRef{})
+	}
 }

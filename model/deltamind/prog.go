@@ -120,13 +120,13 @@ func newProg(segs []layoutSeg, shape lineShape) *layoutProg {
 }
 
 // readProg reads raw, a line the fold read with layout p, into lf as
-// readLayout does, through spans as scratch, and reports whether it has
-// a delta; ok is false (lf left as it was) when raw's scalars are not
-// where p has them. It compares no literal: the caller checks the bytes
-// it read (raw[:lf.end]) against the line folded.
-func (lf *lineFields) readProg(p *layoutProg, raw []byte, spans *[]span) (hasDelta, ok bool) {
+// readLayout does, and reports whether it has a delta; ok is false when
+// raw's scalars are not where p has them (lf is then to be read another
+// way). It compares no literal: the caller checks the bytes it read
+// (raw[:lf.end]) against the line folded.
+func (lf *lineFields) readProg(p *layoutProg, raw []byte) (hasDelta, ok bool) {
 	i := ws(raw, 0)
-	sp := (*spans)[:0]
+	lf.begin(&p.shape, 0)
 	for _, st := range p.steps {
 		i += int(st.lit)
 		if i >= len(raw) || skel.KindOf[raw[i]] != st.kind {
@@ -142,12 +142,12 @@ func (lf *lineFields) readProg(p *layoutProg, raw []byte, spans *[]span) (hasDel
 			return false, false
 		}
 		if st.f != fSkip {
-			sp = append(sp, span{lo: int32(vs), hi: int32(i), f: st.f, plain: plain})
+			lf.set(raw, span{lo: int32(vs), hi: int32(i), f: st.f, plain: plain})
 		}
 	}
-	*spans = sp
 	if i += int(p.last); i > len(raw) {
 		return false, false
 	}
-	return lf.fromSpans(raw, sp, &p.shape, i), true
+	lf.end = i
+	return lf.finish(&p.shape), true
 }

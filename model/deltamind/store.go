@@ -279,28 +279,47 @@ func (vs *versions) prog(k int) uint8 { return vs.progs.at(k) }
 func (vs *versions) class(k int) uint8 { return uint8(vs.meta.at(k)>>16) & (1<<classBits - 1) }
 
 // at returns the loc of version k.
-func (vs *versions) at(k int) uint64 {
+func (vs *versions) at(k int) uint64 { return vs.atFrom(k, nil) }
+
+// A verCursor remembers the offset run had after a version that at found,
+// so that the next version at is asked for in the same block, after it,
+// is found from there instead of from the block's start.
+type verCursor struct {
+	k   int // -1: none
+	run uint64
+}
+
+// atFrom is at, starting from cur (when not nil and of a version before k
+// in k's block), which it moves to k.
+func (vs *versions) atFrom(k int, cur *verCursor) uint64 {
 	m := vs.meta.at(k)
 	loc := uint64(m>>16&(1<<classBits-1))<<classOff | (uint64(m>>22)|uint64(vs.checks.at(k))<<10)<<checkOff
 	if m&0xffff == escaped {
 		return loc | vs.farAt(k)
 	}
-	// Add the distances back to the start of the block, or to an escaped
-	// version in the file. The block is within one chunk.
-	chunk := vs.meta.chunks[k>>denseBits]
+	// Add the distances from the start of the block (or from the cursor)
+	// to k, starting again at each escaped version in the file. The block
+	// is within one chunk.
 	start := k &^ (1<<blockBits - 1)
-	off := uint64(0)
-	for j := k; j >= start; j-- {
+	j, run := start, uint64(0)
+	if cur != nil && cur.k >= start && cur.k < k {
+		j, run = cur.k+1, cur.run
+	} else {
+		run = vs.bases.at(k >> blockBits)
+	}
+	chunk := vs.meta.chunks[k>>denseBits]
+	for ; j <= k; j++ {
 		d := chunk[j&(denseSize-1)] & 0xffff
 		if d != escaped {
-			off += uint64(d)
-			continue
-		}
-		if f := vs.farAt(j); f&locInline == 0 {
-			return loc | (f + off)
+			run += uint64(d)
+		} else if f := vs.farAt(j); f&locInline == 0 {
+			run = f
 		}
 	}
-	return loc | (vs.bases.at(k>>blockBits) + off)
+	if cur != nil {
+		*cur = verCursor{k, run}
+	}
+	return loc | run
 }
 
 // farAt returns the offset (or inline index, with locInline) of escaped

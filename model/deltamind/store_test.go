@@ -304,6 +304,18 @@ func TestVersionsLocs(t *testing.T) {
 				t.Fatalf("%s: prog(%d) = %d, want %d", what, k, got, progFor(loc))
 			}
 		}
+		// Through a cursor, in order, in steps, and going back and forth
+		// (as a walk of items reads their versions, newest first).
+		for _, step := range []int{1, 3, 17} {
+			cur := verCursor{k: -1}
+			for k := 0; k < len(want); k += step {
+				for _, k := range []int{k, max(k-5, 0), k} {
+					if got := vs.atFrom(k, &cur); got != want[k] {
+						t.Fatalf("%s: atFrom(%d) in steps of %d = %x, want %x", what, k, step, got, want[k])
+					}
+				}
+			}
+		}
 	}
 	check("versions", &vs, want)
 	for i := range forks {
