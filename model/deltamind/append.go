@@ -37,33 +37,89 @@ func member(b []byte, depth int, lit string, first bool) []byte {
 // (see model.Appender), its strings written by str.
 func (t itemText) AppendIndented(b []byte, depth int, str func([]byte, string) []byte) []byte {
 	it := t.it
-	in := depth + 1
-	b = append(b, '{')
-	b = str(member(b, in, `"id": `, true), it.id)
-	b = appendSemanticID(member(b, in, `"semanticId": "`, false), sidPrefixes[it.sidKind], it.sid)
-	b = append(member(append(b, '"'), in, `"kind": "`, false), itemKinds[it.kind]...)
-	b = str(member(append(b, '"'), in, `"summary": `, false), it.summary)
-	b = append(member(b, in, `"status": "`, false), itemStatuses[it.status]...)
-	b = str(member(append(b, '"'), in, `"confidence": `, false), it.confidence)
-	b = member(b, in, `"scope": "session"`, false)
-	b = member(b, in, `"sourceTurns": [`, false)
+	l := itemLitsAt(depth)
+	b = str(append(b, l.id...), it.id)
+	b = appendSemanticID(append(b, l.sid...), sidPrefixes[it.sidKind], it.sid)
+	b = append(append(b, l.kind...), itemKinds[it.kind]...)
+	b = str(append(b, l.summary...), it.summary)
+	b = append(append(b, l.status...), itemStatuses[it.status]...)
+	b = str(append(b, l.confidence...), it.confidence)
+	b = append(b, l.turns...)
 	for i, turn := range it.turns {
-		b = member(b, in+1, "{", i == 0)
-		b = str(member(b, in+2, `"turnId": `, true), turn.id)
-		b = append(model.AppendLine(b, in+1), '}')
+		if i == 0 {
+			b = append(b, l.turnFirst...)
+		} else {
+			b = append(b, l.turnNext...)
+		}
+		b = append(str(b, turn.id), l.turnEnd...)
 	}
 	if len(it.turns) > 0 {
-		b = model.AppendLine(b, in)
+		b = append(b, l.turnsEnd...)
 	}
-	b = str(member(append(b, ']'), in, `"lastTouched": `, false), it.lastTouched)
+	b = str(append(b, l.lastTouched...), it.lastTouched)
 	if len(it.tags) > 0 {
-		b = member(b, in, `"tags": [`, false)
+		b = append(b, l.tags...)
 		for i, tag := range it.tags {
-			b = str(member(b, in+1, "", i == 0), tag)
+			if i == 0 {
+				b = append(b, l.tagFirst...)
+			} else {
+				b = append(b, l.tagNext...)
+			}
+			b = str(b, tag)
 		}
-		b = append(model.AppendLine(b, in), ']')
+		b = append(b, l.tagsEnd...)
 	}
-	return append(model.AppendLine(b, depth), '}')
+	return append(b, l.end...)
+}
+
+// itemLits are the bytes itemText writes between the values of an item
+// at one depth (the punctuation, line breaks, indentation and names),
+// made by the calls that would write them one piece at a time: an item
+// then takes one copy for each instead of three or four (member).
+type itemLits struct {
+	id, sid, kind, summary, status, confidence, turns   string
+	turnFirst, turnNext, turnEnd, turnsEnd, lastTouched string
+	tags, tagFirst, tagNext, tagsEnd, end               string
+}
+
+// itemLitsByDepth are the itemLits of the depths items are usually
+// written at.
+var itemLitsByDepth = func() (t [8]*itemLits) {
+	for d := range t {
+		t[d] = makeItemLits(d)
+	}
+	return t
+}()
+
+func itemLitsAt(depth int) *itemLits {
+	if depth < len(itemLitsByDepth) {
+		return itemLitsByDepth[depth]
+	}
+	return makeItemLits(depth)
+}
+
+func makeItemLits(depth int) *itemLits {
+	in := depth + 1
+	q := []byte(`"`)
+	return &itemLits{
+		id:          string(member([]byte("{"), in, `"id": `, true)),
+		sid:         string(member(nil, in, `"semanticId": "`, false)),
+		kind:        string(member(q, in, `"kind": "`, false)),
+		summary:     string(member(q, in, `"summary": `, false)),
+		status:      string(member(nil, in, `"status": "`, false)),
+		confidence:  string(member(q, in, `"confidence": `, false)),
+		turns:       string(member(member(nil, in, `"scope": "session"`, false), in, `"sourceTurns": [`, false)),
+		turnFirst:   string(member(member(nil, in+1, "{", true), in+2, `"turnId": `, true)),
+		turnNext:    string(member(member(nil, in+1, "{", false), in+2, `"turnId": `, true)),
+		turnEnd:     string(append(model.AppendLine(nil, in+1), '}')),
+		turnsEnd:    string(model.AppendLine(nil, in)),
+		lastTouched: string(member([]byte("]"), in, `"lastTouched": `, false)),
+		tags:        string(member(nil, in, `"tags": [`, false)),
+		tagFirst:    string(member(nil, in+1, "", true)),
+		tagNext:     string(member(nil, in+1, "", false)),
+		tagsEnd:     string(append(model.AppendLine(nil, in), ']')),
+		end:         string(append(model.AppendLine(nil, depth), '}')),
+	}
 }
 
 // entryText is a rejected line or a disagreement of StreamView's Parts

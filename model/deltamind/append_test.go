@@ -86,7 +86,7 @@ func checkListText(t *testing.T, name string, s model.State, list string) int {
 			if i >= len(want) {
 				t.Fatalf("%s: the parts give more items than View's %d", name, len(want))
 			}
-			for _, depth := range []int{0, 2} {
+			for _, depth := range []int{0, 2, 9} { // 9: past itemLitsByDepth
 				var got []byte
 				if a, ok := o.(model.Appender); ok {
 					got = a.AppendIndented([]byte("prefix"), depth, render.AppendJSONString)[len("prefix"):]
