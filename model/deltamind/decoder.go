@@ -109,7 +109,18 @@ func (d *decoder) done() {
 		layoutPool.Put(d.lay)
 		d.lay = nil
 	}
+	if d.chains.ks != nil {
+		c := d.chains
+		chainsPool.Put(&c)
+		d.chains = chains{}
+	}
 }
+
+// chainsPool holds the memory of the chains of decoders that are done,
+// for the next ones: StreamView's parts each read through a decoder of
+// their own, whose chains grew from nothing (1 GB journal, rewind state:
+// 170 MB of garbage).
+var chainsPool = sync.Pool{New: func() any { return &chains{ks: []int32{}} }}
 
 // A fileWindow is part of the file: from lo, up to the end of the file when
 // eof is set. It never changes while a decoder holds it (the strings
@@ -459,6 +470,9 @@ func (c *chains) has(i int32, seq int64) bool {
 // the lineage's lock for each item, moving its cache line from CPU to CPU.
 func (d *decoder) gather(lo, hi int32, seq int64) {
 	l, c := d.l, &d.chains
+	if c.ks == nil {
+		*c = *chainsPool.Get().(*chains)
+	}
 	c.lo, c.hi, c.seq, c.gathered = lo, hi, seq, true
 	c.ks, c.locs, c.progs, c.variants, c.start = c.ks[:0], c.locs[:0], c.progs[:0], c.variants[:0], c.start[:0]
 	l.mu.Lock()
