@@ -107,11 +107,13 @@ func (g *globalFlags) writeWithProgress(s *app.Session, size int64, start time.T
 
 // releaseIndex drops the index of s, which rewind state and rewind render
 // no longer need once they have the state they write (its views read
-// their lines by offset: the models do not see the index), and returns the
-// memory it held to the system before the writing makes its buffers, so
-// that the peak is the larger of the fold's and the write's, not their
-// sum (1 GB DeltaMind journal: 146-152 MB -> 118-120 MB). s is not to be
-// read by position afterwards.
+// their lines by offset: the models do not see the index; after a
+// one-shot fold it holds only the first MiB's records, see
+// app.Session.FoldWhileIndexing), and returns the memory it held, and the
+// fold's, to the system before the writing makes its buffers, so that the
+// peak is the larger of the fold's and the write's, not their sum (1 GB
+// DeltaMind journal: 146-152 MB -> 118-120 MB). s is not to be read by
+// position afterwards.
 func releaseIndex(s *app.Session) {
 	s.J.Index.Reset()
 	debug.FreeOSMemory()

@@ -68,6 +68,11 @@ func TestFoldWhileIndexingGivesTheLastState(t *testing.T) {
 			if n := s.R.Events(); n != 4000 {
 				t.Errorf("%s, prefix %d: %d events indexed, want 4000", format, prefix, n)
 			}
+			// A one-shot fold that starts after the prefix's events keeps their
+			// records only.
+			if kept := s.J.Index.Records().Events(); prefix == 64<<10 && kept >= 4000 {
+				t.Errorf("%s, prefix %d: the index kept all %d records past the prefix", format, prefix, kept)
+			}
 			obj, err := s.R.JSON(s.R.Events())
 			if err != nil {
 				t.Fatal(err)

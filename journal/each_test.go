@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -266,5 +267,84 @@ func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 	}
 	if lines < len(gen) || withEnds < lines*9/10 || len(layouts) < 5 {
 		t.Fatalf("%d events (%d generated lines), %d of them with their scalars' ends, %d layouts", lines, len(gen), withEnds, len(layouts))
+	}
+}
+
+// After DropRecords, UpdateEach hands over the same events (positions,
+// lines, offsets, bytes) as an index that keeps its records, and Counts
+// and Consumed are the same; Records holds only the records kept before,
+// whole, and Each refuses the events past them instead of reading
+// nothing; Reset keeps records again.
+func TestDropRecordsCountsWhatItFolds(t *testing.T) {
+	var b bytes.Buffer
+	for i := range 30000 {
+		switch i % 89 {
+		case 4:
+			b.WriteString("not json\n")
+		case 6:
+			b.WriteString("\n")
+		default:
+			b.WriteString(`{"type":"t","seq":` + model.Itoa(int64(i)) + `,"text":"line ` + model.Itoa(int64(i)) + "\"}\n")
+		}
+	}
+	b.WriteString(`{"type":"torn"`)
+	data := b.Bytes()
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := Open(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Close()
+	want := collect(t, kept, 1)
+	const prefix = 64 << 10
+	j, err := OpenPrefix(path, 0, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	before := j.Index.Records()
+	got := collect(t, j, 1)
+	j.Index.DropRecords()
+	if _, err := j.UpdateEach(int64(len(data)), func(ev model.Event) error {
+		got = append(got, seen{ev.Pos, ev.Line, ev.Off, string(ev.Raw)})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("with the records dropped, UpdateEach gave %d events, the kept index %d, or other ones", len(got), len(want))
+	}
+	for _, c := range []struct {
+		what      string
+		got, want any
+	}{
+		{"Counts", fmt.Sprint(j.Index.Counts()), fmt.Sprint(kept.Index.Counts())},
+		{"Consumed", j.Index.Consumed(), kept.Index.Consumed()},
+		{"records kept", all(j.Index.Records()), all(before)},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	if rs := j.Index.Records(); rs.Len() == 0 || rs.Len() >= kept.Index.Records().Len()/10 {
+		t.Errorf("%d records kept of %d: the prefix's are wanted", rs.Len(), kept.Index.Records().Len())
+	}
+	n := 0
+	if err := j.Each(1, j.Index.Records().Events(), func(model.Event) error { n++; return nil }); err != nil || n != j.Index.Records().Events() {
+		t.Errorf("Each of the kept events: %v, %d events, want %d", err, n, j.Index.Records().Events())
+	}
+	called := 0
+	if err := j.Each(1, len(want), func(model.Event) error { called++; return nil }); err == nil || called > 0 {
+		t.Errorf("Each of events whose records were dropped: %v, %d events", err, called)
+	}
+	j.Index.Reset()
+	if _, err := j.UpdateTo(int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	if got := collect(t, j, 1); !slices.Equal(got, want) {
+		t.Errorf("after Reset, Each gives %d events, want %d", len(got), len(want))
 	}
 }

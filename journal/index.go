@@ -457,6 +457,14 @@ func (ix *Index) Records() Records {
 	return ix.st.snapshot()
 }
 
+// recordsKept returns Records and whether events after its last were
+// indexed and dropped (DropRecords), read at once.
+func (ix *Index) recordsKept() (Records, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.st.snapshot(), ix.st.stored < ix.st.n
+}
+
 // Counts returns the number of records and of events indexed so far.
 func (ix *Index) Counts() (records, events int) {
 	ix.mu.RLock()
@@ -508,6 +516,18 @@ func (ix *Index) Describe(r Record) string {
 		s += ": " + d
 	}
 	return s
+}
+
+// DropRecords makes the scans from now on count the records they commit
+// (Counts, their positions, Consumed) without keeping them: Records then
+// holds those kept before, and no later one until Reset. It is for a fold
+// that reads each block's records as they are committed (ScanBlocks' fn)
+// and the journal never by position afterwards (rewind state): 8 bytes a
+// line it would not read again.
+func (ix *Index) DropRecords() {
+	ix.mu.Lock()
+	ix.st.drop = true
+	ix.mu.Unlock()
 }
 
 // Reset empties the index, for a journal that was truncated or replaced.

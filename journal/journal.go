@@ -360,13 +360,18 @@ func (j *Journal) Event(pos int) (model.Event, error) {
 
 // Each calls fn for the events at positions from..to (1-based, inclusive)
 // in order, reading the file sequentially in large blocks. ev.Raw is only
-// valid during the call. It stops at the first error fn returns.
+// valid during the call. It stops at the first error fn returns. It
+// returns an error, calling fn for none, when some of those events were
+// indexed without their records being kept (Index.DropRecords).
 func (j *Journal) Each(from, to int, fn func(ev model.Event) error) error {
-	recs := j.Index.Records()
+	recs, dropped := j.Index.recordsKept()
 	if from < 1 {
 		from = 1
 	}
 	if to > recs.Events() {
+		if dropped && from <= to {
+			return fmt.Errorf("journal: events %d to %d were indexed without keeping their records (Index.DropRecords)", max(from, recs.Events()+1), to)
+		}
 		to = recs.Events()
 	}
 	if from > to {

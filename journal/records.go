@@ -77,6 +77,12 @@ type store struct {
 	// next predictions, to know when a mark is needed
 	nextLine int32
 	hi       uint32
+	// With drop, the records added are counted (n, bad, their positions)
+	// but not stored: stored of them are, the first ones, and the last
+	// of those ends at storedEnd.
+	drop      bool
+	stored    int
+	storedEnd int64
 }
 
 // addAll appends rs in order, setting each one's Pos from the bad lines.
@@ -87,7 +93,7 @@ func (s *store) addAll(rs []Record) {
 	k := 0
 	for i := range rs {
 		r := &rs[i]
-		if k == len(chunk) {
+		if k == len(chunk) && !s.drop {
 			chunk, k = s.room(n)
 		}
 		p := packed{lo: uint32(r.Off), typ: r.typ, prob: r.Problem}
@@ -108,8 +114,10 @@ func (s *store) addAll(rs []Record) {
 			s.marks = append(s.marks, lineMark{int32(n), r.Line})
 		}
 		nextLine = r.Line
-		chunk[k] = p
-		k++
+		if !s.drop {
+			chunk[k] = p
+			k++
+		}
 		if r.Problem.Bad() {
 			s.bad = append(s.bad, int32(n))
 			r.Pos = 0
@@ -119,6 +127,9 @@ func (s *store) addAll(rs []Record) {
 		n++
 	}
 	s.n, s.end, s.nextLine, s.hi = n, end, nextLine, hi
+	if !s.drop {
+		s.stored, s.storedEnd = n, end
+	}
 }
 
 // room returns the chunk that record i goes in, from i's index in it on,
@@ -146,14 +157,18 @@ func (s *store) room(i int) ([]packed, int) {
 
 // snapshot returns the records stored so far.
 func (s *store) snapshot() Records {
+	bad := s.bad[:len(s.bad):len(s.bad)]
+	if s.stored < s.n {
+		bad = bad[:sort.Search(len(bad), func(k int) bool { return int(bad[k]) >= s.stored })]
+	}
 	return Records{
 		chunks: s.chunks[:len(s.chunks):len(s.chunks)],
-		n:      s.n,
-		bad:    s.bad[:len(s.bad):len(s.bad)],
+		n:      s.stored,
+		bad:    bad,
 		marks:  s.marks[:len(s.marks):len(s.marks)],
 		his:    s.his[:len(s.his):len(s.his)],
 		gaps:   s.gaps[:len(s.gaps):len(s.gaps)],
-		end:    s.end,
+		end:    s.storedEnd,
 	}
 }
 

@@ -32,8 +32,9 @@ type Replay struct {
 	keys []model.State // keys[i] is the state after event i*K
 	// tip is the last state computed past the last keyframe, so following a
 	// live journal folds only the new events.
-	tipPos int
-	tip    model.State
+	tipPos  int
+	tip     model.State
+	oneShot bool
 }
 
 // New returns a Replay of j through f with keyframes every DefaultInterval
@@ -54,8 +55,15 @@ func (r *Replay) Events() int {
 // first StateAt.
 func (r *Replay) OneShot() {
 	r.mu.Lock()
-	r.K = 1 << 30
+	r.K, r.oneShot = 1<<30, true
 	r.mu.Unlock()
+}
+
+// IsOneShot reports whether OneShot was called.
+func (r *Replay) IsOneShot() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.oneShot
 }
 
 // Keyframes returns how many events are covered by keyframes.
