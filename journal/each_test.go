@@ -15,6 +15,28 @@ import (
 	"github.com/rewind-tui/rewind/model"
 )
 
+// mixedJournal is a journal of 20,000 lines that starts with a BOM and a
+// CRLF and holds bad lines, blank lines, lines longer than a read block and
+// a torn last line.
+func mixedJournal() []byte {
+	var b bytes.Buffer
+	b.WriteString("\ufeff{\"type\":\"a\",\"seq\":1}\r\n")
+	for i := range 20000 {
+		switch i % 97 {
+		case 3:
+			b.WriteString("not json\n")
+		case 5:
+			b.WriteString("\n")
+		case 7:
+			b.WriteString(`{"type":"long","text":"` + strings.Repeat("x", 70000) + "\"}\n")
+		default:
+			b.WriteString(`{"type":"t","seq":` + model.Itoa(int64(i)) + `,"text":"line ` + model.Itoa(int64(i)) + "\"}\n")
+		}
+	}
+	b.WriteString(`{"type":"torn"`)
+	return b.Bytes()
+}
+
 type seen struct {
 	Pos, Line int
 	Off       int64
@@ -38,22 +60,7 @@ func collect(t *testing.T, j *Journal, from int) []seen {
 // offsets and bytes, bad lines skipped, across read blocks, in the steps
 // of a growing file and for a JSON-array journal.
 func TestUpdateEachGivesWhatEachReads(t *testing.T) {
-	var b bytes.Buffer
-	b.WriteString("\ufeff{\"type\":\"a\",\"seq\":1}\r\n")
-	for i := range 20000 {
-		switch i % 97 {
-		case 3:
-			b.WriteString("not json\n")
-		case 5:
-			b.WriteString("\n")
-		case 7:
-			b.WriteString(`{"type":"long","text":"` + strings.Repeat("x", 70000) + "\"}\n")
-		default:
-			b.WriteString(`{"type":"t","seq":` + model.Itoa(int64(i)) + `,"text":"line ` + model.Itoa(int64(i)) + "\"}\n")
-		}
-	}
-	b.WriteString(`{"type":"torn"`)
-	data := b.Bytes()
+	data := mixedJournal()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "j.jsonl")
 	for _, steps := range [][]int{{len(data)}, {1000, 5 << 20, len(data)}} {
@@ -276,19 +283,7 @@ func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 // whole, and Each refuses the events past them instead of reading
 // nothing; Reset keeps records again.
 func TestDropRecordsCountsWhatItFolds(t *testing.T) {
-	var b bytes.Buffer
-	for i := range 30000 {
-		switch i % 89 {
-		case 4:
-			b.WriteString("not json\n")
-		case 6:
-			b.WriteString("\n")
-		default:
-			b.WriteString(`{"type":"t","seq":` + model.Itoa(int64(i)) + `,"text":"line ` + model.Itoa(int64(i)) + "\"}\n")
-		}
-	}
-	b.WriteString(`{"type":"torn"`)
-	data := b.Bytes()
+	data := mixedJournal()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
