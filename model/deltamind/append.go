@@ -148,8 +148,9 @@ func (e *entryText) AppendIndented(b []byte, depth int, str func([]byte, string)
 	return append(model.AppendLine(b, depth), '}')
 }
 
-// intSeq returns a line's seq (a JSON number, as written) as an int64, as
-// seqValue does, and whether it is one.
+// intSeq returns a line's seq (a JSON number, as written) as an int64
+// (strconv.ParseInt's, without making a string of it), and whether it is
+// one.
 func intSeq(raw []byte) (int64, bool) {
 	neg := len(raw) > 0 && raw[0] == '-'
 	digits := raw

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,16 +133,20 @@ func indented(t *testing.T, v any, depth int) []byte {
 	return render.SafeJSON(b.Bytes())
 }
 
-// intSeq reads a seq as seqValue does: the int64 of an integer, none for
-// any other number (a fraction, an exponent, past int64).
+// intSeq reads a seq as strconv.ParseInt does, and so seqValue: the int64
+// of an integer, none for any other number (a fraction, an exponent, past
+// int64).
 func TestIntSeq(t *testing.T) {
 	for _, s := range []string{"0", "-0", "7", "-12", "123456789012345678", "-123456789012345678",
 		"9223372036854775807", "-9223372036854775808", "9223372036854775808", "-9223372036854775809",
 		"12345678901234567890", "1.5", "1e3", "-1E+2", "0.0", "", "-"} {
 		n, ok := intSeq([]byte(s))
-		v := seqValue([]byte(s))
-		if want, isInt := v.(int64); ok != isInt || ok && n != want {
-			t.Errorf("intSeq(%q) = %d, %v; seqValue gives %#v", s, n, ok, v)
+		want, err := strconv.ParseInt(s, 10, 64)
+		if ok != (err == nil) || ok && n != want {
+			t.Errorf("intSeq(%q) = %d, %v; strconv.ParseInt gives %d, %v", s, n, ok, want, err)
+		}
+		if v, isInt := seqValue([]byte(s)).(int64); isInt != ok || ok && v != n {
+			t.Errorf("seqValue(%q) = %#v, intSeq %d, %v", s, v, n, ok)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/render"
 )
 
 // The views read each item's lines back from the journal, the lines the
@@ -107,7 +108,7 @@ func stateTexts(t *testing.T, f model.Format, st model.State, pos int) []string 
 	lazy, _ := f.(model.StreamViews).StreamView(st).Get("items")
 	lazy.(model.Lazy).Parts(func(part func(func(any) bool)) bool {
 		part(func(o any) bool {
-			b = o.(model.Appender).AppendIndented(b, 0, func(b []byte, s string) []byte { return append(append(append(b, '"'), s...), '"') })
+			b = o.(model.Appender).AppendIndented(b, 0, render.AppendJSONString)
 			return true
 		})
 		return true

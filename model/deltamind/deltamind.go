@@ -21,7 +21,6 @@ package deltamind
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
@@ -132,7 +131,7 @@ func (d *delta) target() string {
 // seqValue returns a line's seq (a JSON number) as a view value: int64
 // for integers, the number as written otherwise.
 func seqValue(raw []byte) any {
-	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+	if n, ok := intSeq(raw); ok {
 		return n
 	}
 	return json.Number(raw)

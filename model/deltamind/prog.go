@@ -1,8 +1,7 @@
 package deltamind
 
 import (
-	"strconv"
-	"strings"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -54,18 +53,7 @@ const maxProgs = 255
 // progID returns the id of p's program, making it when it is new, or 0
 // when there are maxProgs already. Safe for concurrent use.
 func progID(p *layoutProg) uint8 {
-	var k strings.Builder
-	for _, s := range p.steps {
-		k.WriteString(strconv.Itoa(int(s.lit)))
-		k.WriteByte(byte('a' + s.kind))
-		k.WriteByte(byte('A' + s.f))
-	}
-	k.WriteString(strconv.Itoa(int(p.last)))
-	sh := p.shape
-	for _, b := range []bool{sh.delta, sh.turns, sh.alts, sh.seq} {
-		k.WriteByte('0' + b2u(b))
-	}
-	key := k.String()
+	key := fmt.Sprint(p.steps, p.last, p.shape) // made once per layout learned
 	progs.mu.Lock()
 	defer progs.mu.Unlock()
 	if id, ok := progs.byKey[key]; ok {
@@ -96,13 +84,6 @@ func progAt(id uint8) *layoutProg {
 		return nil
 	}
 	return (*l)[id-1]
-}
-
-func b2u(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // newProg returns the program of the layout learned from segs (the last
