@@ -404,7 +404,7 @@ func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
 		if vd.item < 0 {
 			lin.revs.add(-1)
 			ns.item = int32(lin.items.add(uint32(k)))
-			lin.ids.add(sc.id, ns.item)
+			lin.ids.add(sc.ref, ns.item)
 		} else {
 			lin.revs.add(int32(lin.items.at(int(vd.item))))
 			lin.items.set(int(vd.item), uint32(k))
@@ -446,11 +446,7 @@ func (l *lineage) reuse(f format, ns *state, sc *scanned, ev model.Event, cp *ch
 			ns.item = ns.nItems
 			ns.nItems++
 		} else {
-			id := sc.id
-			if isRevision(sc.kind) {
-				id = sc.target
-			}
-			ns.item, _ = l.lookup(id, ns.nItems)
+			ns.item, _ = l.lookup(sc.ref, ns.nItems)
 		}
 	case stepRejected:
 		k := int(ns.nRejected)
@@ -516,7 +512,7 @@ func (l *lineage) judge(ns *state, sc *scanned) verdict {
 	case dGoalSet:
 		kind, status = kGoal, sActive
 	case dDecisionRevised, dConstraintRevised, dTaskClosed, dItemSuperseded:
-		i, ok := l.lookup(sc.target, ns.nItems)
+		i, ok := l.lookup(sc.ref, ns.nItems)
 		if !ok {
 			return verdict{why: whyNotFound}
 		}
@@ -547,7 +543,7 @@ func (l *lineage) judge(ns *state, sc *scanned) verdict {
 		return verdict{why: whyUnknown}
 	}
 	ns.seq++
-	i, ok := l.lookup(sc.id, ns.nItems)
+	i, ok := l.lookup(sc.ref, ns.nItems)
 	if !ok {
 		ns.nItems++
 		return verdict{item: -1, from: noClass, to: classFor(kind, status, sc.kind == dBranchCreated)}

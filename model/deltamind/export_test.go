@@ -40,7 +40,7 @@ func ScanDiffers(raw []byte) string {
 	if !dok {
 		return ""
 	}
-	if want := d.scanned(); sc.kind != want.kind || string(sc.id) != d.id || string(sc.target) != d.targetID || sc.branch != want.branch || sc.turns != want.turns {
+	if want := d.scanned(); sc.kind != want.kind || !sameRef(sc.ref, want.ref) || sc.branch != want.branch || sc.turns != want.turns {
 		return fmt.Sprintf("%s: scanned %+v, want %+v", raw, sc, want)
 	}
 	var lf lineFields
@@ -167,8 +167,8 @@ func scanDiffers(raw []byte, how string, got scanned, gotOK bool, want scanned, 
 	if gotOK != wantOK {
 		return fmt.Sprintf("%s: %s %v, scan %v", raw, how, gotOK, wantOK)
 	}
-	if wantOK && (got.typ != want.typ || got.delta != want.delta || got.kind != want.kind || string(got.id) != string(want.id) ||
-		string(got.target) != string(want.target) || got.branch != want.branch || got.turns != want.turns || got.check != want.check) {
+	if wantOK && (got.typ != want.typ || got.delta != want.delta || got.kind != want.kind || !sameRef(got.ref, want.ref) ||
+		got.branch != want.branch || got.turns != want.turns || got.check != want.check) {
 		return fmt.Sprintf("%s: %s %+v, scan %+v", raw, how, got, want)
 	}
 	return ""
@@ -301,6 +301,12 @@ func (f format) reconcile(ns *state, d *delta, write bool) string {
 
 // scanned returns what the fold reads of d.
 func (d *delta) scanned() scanned {
-	return scanned{typ: lineAccepted, delta: true, kind: kindIndex(bytesOf(d.kind)), id: bytesOf(d.id),
-		target: bytesOf(d.targetID), branch: d.mode == "branch", turns: len(d.turns)}
+	sc := scanned{typ: lineAccepted, delta: true, kind: kindIndex(bytesOf(d.kind)), branch: d.mode == "branch", turns: len(d.turns)}
+	sc.setRef(bytesOf(d.id), bytesOf(d.targetID))
+	return sc
+}
+
+// sameRef reports whether a and b are the same id, split alike.
+func sameRef(a, b idRef) bool {
+	return string(a.b) == string(b.b) && a.pre == b.pre && a.n == b.n
 }

@@ -24,6 +24,7 @@ import (
 // A table is not safe for concurrent use (its lineage's mu guards it).
 type idTable struct {
 	prefixes []string // the prefixes of counter ids, code i+1
+	packed   []uint64 // prefixes[i] packed (packPrefix), 0 when longer
 	pages    []page   // direct entries by number
 	e        []uint64 // hash<<32 | (position in keys)+1; 0 is empty
 	keys     []idKey
@@ -96,6 +97,41 @@ var seed = maphash.MakeSeed()
 // idHash is the hash of id the table keeps.
 func idHash(id []byte) uint32 { return uint32(maphash.Bytes(seed, id)) }
 
+// An idRef is an id the fold looks up (an accepted delta's id, or its
+// targetId for a revision): its decoded bytes and, split ahead of the
+// fold by refOf on the goroutine that read the line (so that the fold
+// does not read the line from another CPU's cache), its counter's
+// prefix packed (packPrefix) and number. pre is 0 when the id was not
+// split (a zero idRef with b set) or is not a counter id with a prefix
+// of at most 7 bytes; the table then reads b.
+type idRef struct {
+	b   []byte
+	pre uint64
+	n   uint32
+}
+
+// refOf returns the idRef of id, split.
+func refOf(id []byte) idRef {
+	r := idRef{b: id}
+	if prefix, n, ok := counter(id); ok {
+		r.pre, r.n = packPrefix(prefix), n
+	}
+	return r
+}
+
+// packPrefix packs a prefix of 1 to 7 bytes into a word (its bytes
+// little-endian, its length in the top byte), never 0; 0 for any other.
+func packPrefix(prefix []byte) uint64 {
+	if len(prefix) == 0 || len(prefix) > 7 {
+		return 0
+	}
+	w := uint64(len(prefix)) << 56
+	for i, c := range prefix {
+		w |= uint64(c) << (8 * i)
+	}
+	return w
+}
+
 // counter splits a counter id "<prefix>-<n>" (n written without leading
 // zeros, at most digitsMax digits) into its prefix and number.
 func counter(id []byte) (prefix []byte, n uint32, ok bool) {
@@ -130,6 +166,24 @@ func (t *idTable) code(prefix []byte) uint32 {
 	return 0
 }
 
+// counterOf returns, when id is a counter id, its prefix's code (0 when
+// the table has none) and its number.
+func (t *idTable) counterOf(id idRef) (c, n uint32, ok bool) {
+	if id.pre != 0 {
+		for i, p := range t.packed {
+			if p == id.pre {
+				return uint32(i + 1), id.n, true
+			}
+		}
+		return 0, id.n, true
+	}
+	prefix, n, ok := counter(id.b)
+	if !ok {
+		return 0, 0, false
+	}
+	return t.code(prefix), n, true
+}
+
 // direct returns the prefix code and item index of number n (code 0:
 // none).
 func (t *idTable) direct(n uint32) (uint32, int32) {
@@ -140,19 +194,18 @@ func (t *idTable) direct(n uint32) (uint32, int32) {
 	return t.pages[p].get(n & (pageSize - 1))
 }
 
-// lookup returns the index of the item whose id is id, among the items
-// below limit.
-func (t *idTable) lookup(id []byte, limit int32) (int32, bool) {
-	if prefix, n, ok := counter(id); ok {
-		if c := t.code(prefix); c != 0 {
-			if ec, i := t.direct(n); ec == c {
-				return i, i < limit
-			}
+// lookup returns the index of the item whose id is ref's, among the
+// items below limit.
+func (t *idTable) lookup(ref idRef, limit int32) (int32, bool) {
+	if c, n, ok := t.counterOf(ref); ok && c != 0 {
+		if ec, i := t.direct(n); ec == c {
+			return i, i < limit
 		}
 	}
 	if len(t.keys) == 0 {
 		return 0, false
 	}
+	id := ref.b
 	h := idHash(id)
 	mask := uint64(len(t.e) - 1)
 	for p := uint64(h) & mask; ; p = (p + 1) & mask {
@@ -169,14 +222,16 @@ func (t *idTable) lookup(id []byte, limit int32) (int32, bool) {
 	}
 }
 
-// add records that item i (the next in creation order) has id id, which
-// no item has yet.
-func (t *idTable) add(id []byte, i int32) {
+// add records that item i (the next in creation order) has ref's id,
+// which no item has yet.
+func (t *idTable) add(ref idRef, i int32) {
 	t.n++
-	if prefix, n, ok := counter(id); ok && i < maxDirect && n < uint32(8*t.n+directSlop) {
-		c := t.code(prefix)
+	id := ref.b
+	if c, n, ok := t.counterOf(ref); ok && i < maxDirect && n < uint32(8*t.n+directSlop) {
 		if c == 0 && len(t.prefixes) < maxPrefix {
+			prefix, _, _ := counter(id)
 			t.prefixes = append(t.prefixes, string(prefix))
+			t.packed = append(t.packed, packPrefix(prefix))
 			c = uint32(len(t.prefixes))
 		}
 		if c != 0 {
@@ -222,7 +277,7 @@ func (t *idTable) insert(e uint64) {
 // with n items: the direct pages are copied without the later items, the
 // hash table is rebuilt from the earlier keys, and names is shared.
 func (t *idTable) fork(n int32) idTable {
-	f := idTable{prefixes: t.prefixes[:len(t.prefixes):len(t.prefixes)], pages: make([]page, len(t.pages)), names: t.names.fork()}
+	f := idTable{prefixes: t.prefixes[:len(t.prefixes):len(t.prefixes)], packed: t.packed[:len(t.packed):len(t.packed)], pages: make([]page, len(t.pages)), names: t.names.fork()}
 	for p := range t.pages {
 		for j := range uint32(pageSize) {
 			if c, i := t.pages[p].get(j); c != 0 && i < n {

@@ -557,7 +557,7 @@ func (sc *scanned) fromSpans(raw []byte, spans []span, shape *lineShape) {
 	if shape.delta {
 		sc.delta, sc.kind = true, -1
 	}
-	var typ []byte
+	var typ, id, target []byte
 	for _, s := range spans {
 		switch s.f {
 		case fType:
@@ -565,14 +565,17 @@ func (sc *scanned) fromSpans(raw []byte, spans []span, shape *lineShape) {
 		case fKind:
 			sc.kind = kindIndex(bytesOf(s.str(raw)))
 		case fID:
-			sc.id = bytesOf(s.str(raw))
+			id = bytesOf(s.str(raw))
 		case fTarget:
-			sc.target = bytesOf(s.str(raw))
+			target = bytesOf(s.str(raw))
 		case fMode:
 			sc.branch = s.str(raw) == "branch"
 		case fTurnID, fTurnNull:
 			sc.turns++
 		}
+	}
+	if shape.delta {
+		sc.setRef(id, target)
 	}
 	sc.typed(raw, typ)
 	sc.prog = shape.prog

@@ -228,9 +228,9 @@ func (l *lineage) classAt(i int32, seq int64) uint8 {
 	return l.ivs.class(int(l.version(i, seq)))
 }
 
-// lookup returns the index of the item whose id is id among the first n
-// items. The caller holds l.mu.
-func (l *lineage) lookup(id []byte, n int32) (int32, bool) { return l.ids.lookup(id, n) }
+// lookup returns the index of the item whose id is ref's among the first
+// n items. The caller holds l.mu.
+func (l *lineage) lookup(ref idRef, n int32) (int32, bool) { return l.ids.lookup(ref, n) }
 
 // locate returns the loc of event ev's line, which sc read (with its
 // check, without a class), keeping the bytes inline when they cannot be

@@ -30,11 +30,12 @@ type scanned struct {
 	// parseDelta decodes; the fields below are that delta's.
 	delta bool
 	kind  int8 // index in deltaKinds, or -1 for any other kind
-	// id and targetId, decoded: views of the line, or copies when they
-	// hold escapes or invalid UTF-8.
-	id, target []byte
-	branch     bool // mode is "branch"
-	turns      int  // entries of sourceTurns
+	// ref is the id the fold looks the delta up by: its targetId for a
+	// revision (isRevision), else its id; decoded: views of the line, or
+	// copies when they hold escapes or invalid UTF-8.
+	ref    idRef
+	branch bool // mode is "branch"
+	turns  int  // entries of sourceTurns
 	// check is the lineCheck of the line without the whitespace around
 	// it, for a line of one of the types the fold tells apart, which is
 	// raw[lead:lead+size].
@@ -217,10 +218,20 @@ func (sc *scanned) typed(raw, typ []byte) {
 	}
 }
 
+// setRef sets sc.ref from the delta's id and targetId (see scanned),
+// split ahead of the fold (refOf).
+func (sc *scanned) setRef(id, target []byte) {
+	if isRevision(sc.kind) {
+		id = target
+	}
+	sc.ref = refOf(id)
+}
+
 // scanDelta reads the delta object at b[i] into sc and returns the index
 // just after it, and whether parseDelta decodes it.
 func (sc *scanned) scanDelta(b []byte, i int) (int, bool) {
-	sc.kind, sc.id, sc.target, sc.branch, sc.turns = -1, nil, nil, false, 0
+	sc.kind, sc.branch, sc.turns = -1, false, 0
+	var id, target []byte
 	ok := true
 	c, _ := open(b, i)
 	for c.next() {
@@ -236,10 +247,10 @@ func (sc *scanned) scanDelta(b []byte, i int) (int, bool) {
 			sc.kind = kindIndex(bytesOf(s))
 		case "id":
 			s, sok = c.str()
-			sc.id = bytesOf(s)
+			id = bytesOf(s)
 		case "targetId":
 			s, sok = c.str()
-			sc.target = bytesOf(s)
+			target = bytesOf(s)
 		case "mode":
 			s, sok = c.str()
 			sc.branch = s == "branch"
@@ -255,6 +266,7 @@ func (sc *scanned) scanDelta(b []byte, i int) (int, bool) {
 		}
 		ok = ok && sok
 	}
+	sc.setRef(id, target)
 	return c.i, ok && c.i >= 0
 }
 

@@ -89,6 +89,9 @@ func TestIDTableCollisions(t *testing.T) {
 		case 0:
 			return "d-" + strconv.Itoa(i)
 		case 1:
+			if i%2 == 0 {
+				return "milestone-" + strconv.Itoa(i-1) // a prefix too long to pack
+			}
 			return "task-" + strconv.Itoa(i-1) // the number of the d- before
 		case 2:
 			return "c-0" + strconv.Itoa(i) // leading zero: not a counter
@@ -101,13 +104,24 @@ func TestIDTableCollisions(t *testing.T) {
 		}
 		return "item " + strconv.Itoa(i)
 	}
+	// ref gives every other lookup the id split, as the fold's readers
+	// do (refOf), and the others its bytes alone, as a caller that did
+	// not split it: both must find the same items.
+	calls := 0
+	ref := func(id string) idRef {
+		calls++
+		if calls%2 == 0 {
+			return refOf([]byte(id))
+		}
+		return idRef{b: []byte(id)}
+	}
 	seen := map[uint32]bool{}
 	collisions := 0
 	for i := range n {
-		if _, ok := tab.lookup([]byte(id(i)), int32(i)); ok {
+		if _, ok := tab.lookup(ref(id(i)), int32(i)); ok {
 			t.Fatalf("lookup(%q) found an item before it was added", id(i))
 		}
-		tab.add([]byte(id(i)), int32(i))
+		tab.add(ref(id(i)), int32(i))
 		h := idHash([]byte(id(i)))
 		if seen[h] {
 			collisions++
@@ -118,30 +132,30 @@ func TestIDTableCollisions(t *testing.T) {
 		t.Log("no two ids' hashes are equal this time")
 	}
 	for i := range n {
-		if j, ok := tab.lookup([]byte(id(i)), n); !ok || j != int32(i) {
+		if j, ok := tab.lookup(ref(id(i)), n); !ok || j != int32(i) {
 			t.Fatalf("lookup(%q) = %d, %v", id(i), j, ok)
 		}
-		if _, ok := tab.lookup([]byte(id(i)), int32(i)); ok {
+		if _, ok := tab.lookup(ref(id(i)), int32(i)); ok {
 			t.Fatalf("lookup(%q) among the items before it found it", id(i))
 		}
-		if _, ok := tab.lookup([]byte(id(i)+"x"), n); ok {
+		if _, ok := tab.lookup(ref(id(i)+"x"), n); ok {
 			t.Fatalf("lookup(%q) found an item", id(i)+"x")
 		}
 	}
-	if _, ok := tab.lookup([]byte("d-1"), n); ok {
+	if _, ok := tab.lookup(ref("d-1"), n); ok {
 		t.Fatal(`lookup("d-1") found an item`)
 	}
 	f := tab.fork(n / 2)
 	for i := range n {
-		if j, ok := f.lookup([]byte(id(i)), n); ok != (i < n/2) || ok && j != int32(i) {
+		if j, ok := f.lookup(ref(id(i)), n); ok != (i < n/2) || ok && j != int32(i) {
 			t.Fatalf("fork: lookup(%q) = %d, %v", id(i), j, ok)
 		}
 	}
-	f.add([]byte(id(n-1)), n/2)
-	if j, ok := f.lookup([]byte(id(n-1)), n); !ok || j != n/2 {
+	f.add(ref(id(n-1)), n/2)
+	if j, ok := f.lookup(ref(id(n-1)), n); !ok || j != n/2 {
 		t.Fatalf("fork: lookup of an id added to the fork = %d, %v", j, ok)
 	}
-	if j, ok := tab.lookup([]byte(id(n-1)), n); !ok || j != n-1 {
+	if j, ok := tab.lookup(ref(id(n-1)), n); !ok || j != n-1 {
 		t.Fatalf("lookup of an id the fork added again = %d, %v", j, ok)
 	}
 }
