@@ -9,7 +9,7 @@ import (
 // (the one-word, two-word and longer compares) and at the end of the
 // input, where fewer than eight bytes are left.
 func TestLitAtMatchesItsBytesOnly(t *testing.T) {
-	for n := 1; n <= 24; n++ {
+	for n := 1; n <= 40; n++ {
 		s := strings.Repeat("x", n-1) + `"`
 		l := NewLit(s)
 		for _, tc := range []struct {
@@ -26,6 +26,15 @@ func TestLitAtMatchesItsBytesOnly(t *testing.T) {
 		} {
 			if got := l.At([]byte(tc.b), tc.i, tc.i+l.Len()); got != tc.want {
 				t.Errorf("NewLit(%q).At(%q, %d) = %v, want %v", s, tc.b, tc.i, got, tc.want)
+			}
+		}
+		// A byte changed anywhere in the literal: each word compared
+		// covers its bytes.
+		for k := range n {
+			b := []byte("ab" + s + "cdefghijkl")
+			b[2+k] = 'y'
+			if l.At(b, 2, 2+n) {
+				t.Errorf("NewLit(%q).At(%q, 2) = true", s, b)
 			}
 		}
 	}
