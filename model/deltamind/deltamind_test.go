@@ -259,6 +259,39 @@ func readDoc(t *testing.T, dir, doc string) string {
 	return string(b)
 }
 
+// One lineage folded with the plain Format and then again, from the same
+// first state, with a snapshot's variant: the variant does not take the
+// plain fold's item versions for its own, so its documents are the
+// snapshot's, and the plain fold's stay as they were.
+func TestVariantsOfOneLineage(t *testing.T) {
+	snap, err := os.ReadFile("testdata/dogfood/snapshot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := WithSnapshot(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := events(t, "dogfood/provenance.jsonl")
+	first := Format.Init()
+	plain, withSnap := first, first
+	for _, ev := range evs {
+		plain = Format.Apply(plain, ev)
+	}
+	for _, ev := range evs {
+		withSnap = f.Apply(withSnap, ev)
+	}
+	fresh := fold(Format, evs, len(evs))
+	for _, doc := range f.Docs() {
+		if got, want := f.Render(withSnap, doc), readDoc(t, "dogfood", doc); got != want {
+			t.Errorf("%s with the snapshot, after the plain fold:\n%s\nwant:\n%s", doc, got, want)
+		}
+		if got, want := Format.Render(plain, doc), Format.Render(fresh, doc); got != want {
+			t.Errorf("%s of the plain fold, after the snapshot's:\n%s\nwant:\n%s", doc, got, want)
+		}
+	}
+}
+
 func TestRenderDogfoodWithSnapshot(t *testing.T) {
 	snap, err := os.ReadFile("testdata/dogfood/snapshot.json")
 	if err != nil {

@@ -296,7 +296,13 @@ func (l *lineage) variant(f format) uint8 {
 	return uint8(len(l.variants) - 1)
 }
 
+// sameVariant reports whether a and b fold alike: both the plain Format
+// (checked without reflect: the fold asks for every line), or the same
+// snapshot's.
 func sameVariant(a, b format) bool {
+	if a.snap == nil || b.snap == nil {
+		return a.snap == nil && b.snap == nil
+	}
 	return reflect.ValueOf(a.snap).Pointer() == reflect.ValueOf(b.snap).Pointer()
 }
 
