@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -22,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/internal/gctune"
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model/formats"
 	"github.com/rewind-tui/rewind/render"
@@ -63,11 +63,15 @@ type globalFlags struct {
 func main() {
 	if os.Getenv("GOGC") == "" {
 		// The index is one pointer-free array the collector never scans,
-		// and folds keep little, so collecting more often costs almost
-		// nothing, while the default (GOGC=100) lets the heap grow to twice
-		// what is live. 1 GB Durable Stream, rewind index --replay: peak
-		// RSS 370 MiB -> 199 MiB, same time (BENCHMARKS.md).
-		debug.SetGCPercent(gcPercent)
+		// and folds keep little, so a large live heap is collected at
+		// GOGC 25 rather than the default's 100, which lets the heap grow
+		// to twice what is live (1 GB Durable Stream, rewind index
+		// --replay: peak RSS 370 MiB -> 199 MiB, same time). A small live
+		// heap may grow to heapBudget first: at a fixed 25, a fold whose
+		// live heap is 20 MB collected after every 5 MB it allocated
+		// (rewind state of 1 GB of DeltaMind: 50 collections, now 23).
+		// See BENCHMARKS.md.
+		gctune.Start(heapBudget, gcPercent, 100)
 	}
 	stop := startProfiles(os.Getenv("REWIND_CPUPROFILE"), os.Getenv("REWIND_MEMPROFILE"))
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
@@ -110,8 +114,13 @@ func startProfiles(cpu, mem string) (stop func()) {
 	}
 }
 
-// gcPercent is rewind's GOGC unless the environment sets one.
-const gcPercent = 25
+// gcPercent is rewind's least GOGC unless the environment sets one, and
+// heapBudget (bytes) the heap it lets grow to with a higher one, up to 100
+// (see gctune).
+const (
+	gcPercent  = 25
+	heapBudget = 80 << 20
+)
 
 // interruptGrace is how long a command has, after SIGINT or SIGTERM, to
 // stop on its own before rewind exits anyway: the commands that watch

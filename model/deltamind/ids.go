@@ -102,7 +102,7 @@ func idHash(id []byte) uint32 { return uint32(maphash.Bytes(seed, id)) }
 // fold by refOf on the goroutine that read the line (so that the fold
 // does not read the line from another CPU's cache), its counter's
 // prefix packed (packPrefix) and number. pre is 0 when the id was not
-// split (a zero idRef with b set) or is not a counter id with a prefix
+// split (an idRef with only b set) or is not a counter id with a prefix
 // of at most 7 bytes; the table then reads b.
 type idRef struct {
 	b   []byte
