@@ -12,36 +12,49 @@ import (
 )
 
 // tmuxSession runs the built binary in a real terminal (tmux) of the given
-// size and reads the screen with capture-pane.
+// size and reads the screen with capture-pane. Each session has a tmux
+// server of its own (socket -L name): on a shared one, a test whose
+// new-session reached the server as the last session of another test
+// ended and took the server down failed with "server exited
+// unexpectedly".
 type tmuxSession struct {
 	t    *testing.T
 	name string
 }
 
-func startTmux(t *testing.T, w, h int, args ...string) *tmuxSession {
+// newTmux starts shell command sh in a detached tmux session of w×h cells,
+// on a server of its own that the test's cleanup kills.
+func newTmux(t *testing.T, w, h int, sh string) *tmuxSession {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is needed for the terminal tests: apt-get install tmux (.ci/run installs it)")
 	}
+	s := &tmuxSession{t: t, name: fmt.Sprintf("rewind-test-%d", time.Now().UnixNano())}
+	if out, err := s.tmux("new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), sh).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	t.Cleanup(func() { s.tmux("kill-server").Run() })
+	return s
+}
+
+// tmux returns the command tmux args on the session's server.
+func (s *tmuxSession) tmux(args ...string) *exec.Cmd {
+	return exec.Command("tmux", append([]string{"-L", s.name}, args...)...)
+}
+
+func startTmux(t *testing.T, w, h int, args ...string) *tmuxSession {
+	t.Helper()
 	bin := rewindBin(t)
-	name := fmt.Sprintf("rewind-test-%d", time.Now().UnixNano())
 	cmdline := bin
 	for _, a := range args {
 		cmdline += " '" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	// Keep the pane open after rewind exits so its last screen can be read.
-	cmd := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
-		"env TERM=xterm-256color "+cmdline+"; echo REWIND-EXITED $?; sleep 60")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v: %s", err, out)
-	}
-	s := &tmuxSession{t: t, name: name}
-	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", name).Run() })
-	return s
+	return newTmux(t, w, h, "env TERM=xterm-256color "+cmdline+"; echo REWIND-EXITED $?; sleep 60")
 }
 
 func (s *tmuxSession) screen() string {
-	out, err := exec.Command("tmux", "capture-pane", "-p", "-t", s.name).Output()
+	out, err := s.tmux("capture-pane", "-p", "-t", s.name).Output()
 	if err != nil {
 		s.t.Fatalf("capture-pane: %v", err)
 	}
@@ -73,7 +86,7 @@ func (s *tmuxSession) waitFor(want ...string) string {
 func (s *tmuxSession) send(keys ...string) {
 	s.t.Helper()
 	for _, k := range keys {
-		if out, err := exec.Command("tmux", "send-keys", "-t", s.name, k).CombinedOutput(); err != nil {
+		if out, err := s.tmux("send-keys", "-t", s.name, k).CombinedOutput(); err != nil {
 			s.t.Fatalf("send-keys %q: %v: %s", k, err, out)
 		}
 	}
@@ -146,27 +159,21 @@ func TestTmuxDemoApprove(t *testing.T) {
 	s.waitFor("REWIND-EXITED 0")
 }
 
-// rewind state on a large journal, its output redirected, shows how far the
-// reading, then the writing, is on the terminal, then erases the line: the
-// shell prompt comes back on a clean line.
+// rewind state on a large journal, its output piped to a slow reader,
+// shows how far the reading, then the writing, is on the terminal, then
+// erases the line: the shell prompt comes back on a clean line.
 func TestTmuxProgressOnLargeJournal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is needed for the terminal tests: apt-get install tmux (.ci/run installs it)")
-	}
 	bin := rewindBin(t)
 	path := filepath.Join(t.TempDir(), "big.jsonl")
-	// About 180 MB of DeltaMind: folding it takes a second or two here.
-	if out, err := exec.Command(bin, "demo", "--out", path, "--events", "600000", "--format", "deltamind").CombinedOutput(); err != nil {
+	// About 90 MB of DeltaMind (progress shows from 64 MB on), whose state
+	// is more than a pipe holds: the reader waits two seconds before it
+	// reads, so the writing lasts that long however fast this machine
+	// folds (a fold of 180 MB written to /dev/null once ended within the
+	// 300 ms before progress shows).
+	if out, err := exec.Command(bin, "demo", "--out", path, "--events", "300000", "--format", "deltamind").CombinedOutput(); err != nil {
 		t.Fatalf("rewind demo --out: %v: %s", err, out)
 	}
-	name := fmt.Sprintf("rewind-test-%d", time.Now().UnixNano())
-	cmd := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "10",
-		"env TERM=xterm-256color "+bin+" state '"+path+"' >/dev/null; echo REWIND-EXITED $?; sleep 60")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v: %s", err, out)
-	}
-	s := &tmuxSession{t: t, name: name}
-	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", name).Run() })
+	s := newTmux(t, 120, 10, "env TERM=xterm-256color bash -c \"set -o pipefail; '"+bin+"' state '"+path+"' | (sleep 2; cat >/dev/null)\"; echo REWIND-EXITED $?; sleep 60")
 	scr := s.waitFor("rewind: ", " big.jsonl  ", "MiB")
 	if !strings.Contains(scr, "rewind: reading big.jsonl  ") && !strings.Contains(scr, "rewind: writing the state of big.jsonl  ") {
 		t.Fatalf("no progress line reading or writing:\n%s", scr)
