@@ -259,11 +259,10 @@ func readDoc(t *testing.T, dir, doc string) string {
 	return string(b)
 }
 
-// One lineage folded with the plain Format and then again, from the same
-// first state, with a snapshot's variant: the variant does not take the
-// plain fold's item versions for its own, so its documents are the
-// snapshot's, and the plain fold's stay as they were.
-func TestVariantsOfOneLineage(t *testing.T) {
+// dogfoodSnapshot returns the variant of Format for the dogfood journal's
+// snapshot.json, and the file's bytes.
+func dogfoodSnapshot(t *testing.T) (model.Format, []byte) {
+	t.Helper()
 	snap, err := os.ReadFile("testdata/dogfood/snapshot.json")
 	if err != nil {
 		t.Fatal(err)
@@ -272,6 +271,15 @@ func TestVariantsOfOneLineage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f, snap
+}
+
+// One lineage folded with the plain Format and then again, from the same
+// first state, with a snapshot's variant: the variant does not take the
+// plain fold's item versions for its own, so its documents are the
+// snapshot's, and the plain fold's stay as they were.
+func TestVariantsOfOneLineage(t *testing.T) {
+	f, _ := dogfoodSnapshot(t)
 	evs := events(t, "dogfood/provenance.jsonl")
 	first := Format.Init()
 	plain, withSnap := first, first
@@ -293,14 +301,7 @@ func TestVariantsOfOneLineage(t *testing.T) {
 }
 
 func TestRenderDogfoodWithSnapshot(t *testing.T) {
-	snap, err := os.ReadFile("testdata/dogfood/snapshot.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := WithSnapshot(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, snap := dogfoodSnapshot(t)
 	evs := events(t, "dogfood/provenance.jsonl")
 	s := fold(f, evs, len(evs))
 	for _, doc := range f.Docs() {

@@ -128,14 +128,7 @@ func checkPane(t *testing.T, f model.Format, s model.State, pos int) {
 }
 
 func TestPaneFixtures(t *testing.T) {
-	snap, err := os.ReadFile("testdata/dogfood/snapshot.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	withSnap, err := WithSnapshot(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	withSnap, _ := dogfoodSnapshot(t)
 	for _, c := range []struct {
 		name string
 		f    model.Format

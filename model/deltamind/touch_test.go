@@ -1,7 +1,6 @@
 package deltamind
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,14 +27,7 @@ func checkTouched(t *testing.T, prev, s model.State, what string) {
 }
 
 func TestTouchedFixtures(t *testing.T) {
-	snap, err := os.ReadFile("testdata/dogfood/snapshot.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	withSnap, err := WithSnapshot(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	withSnap, _ := dogfoodSnapshot(t)
 	for _, c := range []struct {
 		name string
 		f    model.Format
