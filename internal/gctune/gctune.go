@@ -18,35 +18,35 @@ import (
 )
 
 // Percent returns the GOGC that lets a heap of live bytes grow to budget
-// bytes before the next collection, within [min, max]: max while the live
-// heap is at most budget/(1+max/100), down to min once it is
-// budget/(1+min/100) or more.
-func Percent(live, budget uint64, min, max int) int {
+// bytes before the next collection, within [lo, hi] (percent): hi while
+// the live heap is at most budget/(1+hi/100), down to lo once it is
+// budget/(1+lo/100) or more.
+func Percent(live, budget uint64, lo, hi int) int {
 	if live == 0 {
-		return max
+		return hi
 	}
 	if live >= budget {
-		return min
+		return lo
 	}
 	p := (budget - live) * 100 / live
-	if p > uint64(max) {
-		return max
+	if p > uint64(hi) {
+		return hi
 	}
-	if p < uint64(min) {
-		return min
+	if p < uint64(lo) {
+		return lo
 	}
 	return int(p)
 }
 
-// Start sets GOGC to max, then after every collection to Percent of the
-// heap live at its end (runtime/metrics /gc/heap/live:bytes). It is meant
-// to be called once, by main, when the environment sets no GOGC; later
-// calls do nothing. The setting runs on the runtime's cleanup goroutine,
-// a few microseconds per collection.
-func Start(budget uint64, min, max int) {
+// Start sets GOGC to hi, then after every collection to Percent of the
+// heap live at its end (runtime/metrics /gc/heap/live:bytes), budget (in
+// bytes), lo and hi. It is meant to be called once, by main, when the
+// environment sets no GOGC; later calls do nothing. The setting runs on
+// the runtime's cleanup goroutine, a few microseconds per collection.
+func Start(budget uint64, lo, hi int) {
 	once.Do(func() {
-		t := &tuner{budget: budget, min: min, max: max, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
-		debug.SetGCPercent(max)
+		t := &tuner{budget: budget, lo: lo, hi: hi, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+		debug.SetGCPercent(hi)
 		t.arm()
 	})
 }
@@ -54,9 +54,9 @@ func Start(budget uint64, min, max int) {
 var once sync.Once
 
 type tuner struct {
-	budget   uint64
-	min, max int
-	sample   []metrics.Sample
+	budget uint64
+	lo, hi int
+	sample []metrics.Sample
 }
 
 // sentinel is an object that only a collection frees; its cleanup tunes
@@ -68,7 +68,7 @@ func (t *tuner) arm() {
 	runtime.AddCleanup(new(sentinel), func(t *tuner) {
 		metrics.Read(t.sample)
 		if v := t.sample[0].Value; v.Kind() == metrics.KindUint64 {
-			debug.SetGCPercent(Percent(v.Uint64(), t.budget, t.min, t.max))
+			debug.SetGCPercent(Percent(v.Uint64(), t.budget, t.lo, t.hi))
 		}
 		t.arm()
 	}, t)
