@@ -462,7 +462,8 @@ func (ix *Index) Records() Records {
 func (ix *Index) recordsKept() (Records, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.st.snapshot(), ix.st.stored < ix.st.n
+	n, _ := ix.st.kept()
+	return ix.st.snapshot(), n < ix.st.n
 }
 
 // Counts returns the number of records and of events indexed so far.
@@ -526,7 +527,7 @@ func (ix *Index) Describe(r Record) string {
 // line it would not read again.
 func (ix *Index) DropRecords() {
 	ix.mu.Lock()
-	ix.st.drop = true
+	ix.st.dropFromNow()
 	ix.mu.Unlock()
 }
 

@@ -77,12 +77,29 @@ type store struct {
 	// next predictions, to know when a mark is needed
 	nextLine int32
 	hi       uint32
-	// With drop, the records added are counted (n, bad, their positions)
-	// but not stored: stored of them are, the first ones, and the last
-	// of those ends at storedEnd.
+	// With drop (see dropFromNow), the records added are counted (n,
+	// bad, their positions) but not stored: the first stored are, the
+	// last of which ends at storedEnd.
 	drop      bool
 	stored    int
 	storedEnd int64
+}
+
+// dropFromNow makes addAll count the records it adds without storing
+// them; the ones stored so far stay.
+func (s *store) dropFromNow() {
+	if !s.drop {
+		s.drop, s.stored, s.storedEnd = true, s.n, s.end
+	}
+}
+
+// kept returns how many records are stored and where the last of them
+// ends.
+func (s *store) kept() (int, int64) {
+	if s.drop {
+		return s.stored, s.storedEnd
+	}
+	return s.n, s.end
 }
 
 // addAll appends rs in order, setting each one's Pos from the bad lines.
@@ -127,9 +144,6 @@ func (s *store) addAll(rs []Record) {
 		n++
 	}
 	s.n, s.end, s.nextLine, s.hi = n, end, nextLine, hi
-	if !s.drop {
-		s.stored, s.storedEnd = n, end
-	}
 }
 
 // room returns the chunk that record i goes in, from i's index in it on,
@@ -157,18 +171,19 @@ func (s *store) room(i int) ([]packed, int) {
 
 // snapshot returns the records stored so far.
 func (s *store) snapshot() Records {
+	n, end := s.kept()
 	bad := s.bad[:len(s.bad):len(s.bad)]
-	if s.stored < s.n {
-		bad = bad[:sort.Search(len(bad), func(k int) bool { return int(bad[k]) >= s.stored })]
+	if n < s.n {
+		bad = bad[:sort.Search(len(bad), func(k int) bool { return int(bad[k]) >= n })]
 	}
 	return Records{
 		chunks: s.chunks[:len(s.chunks):len(s.chunks)],
-		n:      s.stored,
+		n:      n,
 		bad:    bad,
 		marks:  s.marks[:len(s.marks):len(s.marks)],
 		his:    s.his[:len(s.his):len(s.his)],
 		gaps:   s.gaps[:len(s.gaps):len(s.gaps)],
-		end:    s.storedEnd,
+		end:    end,
 	}
 }
 
