@@ -55,6 +55,21 @@ func collect(t *testing.T, j *Journal, from int) []seen {
 	return out
 }
 
+// openWritten writes data (nil: an empty file) to path and opens it as a
+// journal, closed when the test ends.
+func openWritten(t *testing.T, path string, data []byte) *Journal {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j
+}
+
 // UpdateEach (what rewind state folds from while it indexes) hands over
 // exactly the events Each reads back afterwards: same positions, lines,
 // offsets and bytes, bad lines skipped, across read blocks, in the steps
@@ -64,13 +79,7 @@ func TestUpdateEachGivesWhatEachReads(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "j.jsonl")
 	for _, steps := range [][]int{{len(data)}, {1000, 5 << 20, len(data)}} {
-		if err := os.WriteFile(path, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		j, err := Open(path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		j := openWritten(t, path, nil)
 		var got, prepared []seen
 		for _, size := range steps {
 			if err := os.WriteFile(path, data[:size], 0o644); err != nil {
@@ -85,13 +94,7 @@ func TestUpdateEachGivesWhatEachReads(t *testing.T) {
 		}
 		// The same steps again, through UpdateEachPrepared, on a journal
 		// of its own: each event comes with its line as prepare read it.
-		if err := os.WriteFile(path, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		jp, err := Open(path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		jp := openWritten(t, path, nil)
 		blocks := 0
 		for _, size := range steps {
 			if err := os.WriteFile(path, data[:size], 0o644); err != nil {
@@ -121,7 +124,6 @@ func TestUpdateEachGivesWhatEachReads(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		jp.Close()
 		if blocks < 3 {
 			t.Fatalf("steps %v: prepare read %d blocks, want several", steps, blocks)
 		}
@@ -140,7 +142,6 @@ func TestUpdateEachGivesWhatEachReads(t *testing.T) {
 				t.Fatalf("steps %v: event %d: UpdateEachPrepared %+v, Each %+v", steps, i+1, clipSeen(prepared[i]), clipSeen(want[i]))
 			}
 		}
-		j.Close()
 	}
 
 	arr := filepath.Join(dir, "a.json")
@@ -161,14 +162,7 @@ func TestUpdateEachGivesWhatEachReads(t *testing.T) {
 	}
 	// An array journal that appears in a file opened empty is handed whole.
 	empty := filepath.Join(dir, "later.json")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	j2, err := Open(empty, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j2.Close()
+	j2 := openWritten(t, empty, nil)
 	body := []byte(`[{"type":"a","seq":1},{"type":"b","seq":2}]`)
 	if err := os.WriteFile(empty, body, 0o644); err != nil {
 		t.Fatal(err)
@@ -221,13 +215,7 @@ func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 		data.WriteByte('\n')
 	}
 	path := filepath.Join(t.TempDir(), "provenance.jsonl")
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	j, err := Open(path, 0) // empty: UpdateEachPreparedEnds reads it all
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openWritten(t, path, nil) // empty: UpdateEachPreparedEnds reads it all
 	if err := os.WriteFile(path, data.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -285,14 +273,7 @@ func TestUpdateEachPreparedEndsAreTheScalars(t *testing.T) {
 func TestDropRecordsCountsWhatItFolds(t *testing.T) {
 	data := mixedJournal()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	kept, err := Open(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kept.Close()
+	kept := openWritten(t, path, data)
 	want := collect(t, kept, 1)
 	const prefix = 64 << 10
 	j, err := OpenPrefix(path, 0, prefix)
