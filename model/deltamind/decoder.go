@@ -130,8 +130,9 @@ type fileWindow struct {
 	b     []byte
 	cell  int64 // the first lines it holds start before lo+cell
 	eof   bool
-	fixed bool // read by cover: a walk never moves on from it
-	users int  // decoders holding it, when windows are reused (windows.mu)
+	fixed bool          // read by cover: a walk never moves on from it
+	ready chan struct{} // set while windows.at reads it, closed once read (windows.mu)
+	users int           // decoders holding it, when windows are reused (windows.mu)
 }
 
 // holds reports whether line start off is in w, and in its cell unless
@@ -170,7 +171,11 @@ type windows struct {
 
 // at returns a recent window that holds off (see fileWindow.holds), reading
 // the one of off's cell when none does and first is set (which holds off
-// unless the file ends before it); nil otherwise.
+// unless the file ends before it); nil otherwise. The window is read
+// without holding ws.mu, and a caller that finds a recent window still
+// being read waits for it (1 GB journal, rewind state on 2 CPUs: 1464 →
+// 1435 ms; 500 MB: 794 → 755 ms, since the other part's decoder no longer
+// waits out each 2 MiB read).
 // With reuse, the window returned counts one more user unless it is one of
 // held (the caller's), and counted says that it did.
 func (ws *windows) at(off int64, first bool, held []*fileWindow) (w *fileWindow, counted bool) {
@@ -180,6 +185,11 @@ func (ws *windows) at(off int64, first bool, held []*fileWindow) (w *fileWindow,
 		if w.holds(off, first) {
 			if counted = ws.reuse && !slices.Contains(held, w); counted {
 				w.users++
+			}
+			if ready := w.ready; ready != nil {
+				ws.mu.Unlock()
+				<-ready
+				ws.mu.Lock()
 			}
 			return w, counted
 		}
@@ -201,14 +211,23 @@ func (ws *windows) at(off int64, first bool, held []*fileWindow) (w *fileWindow,
 	if w == nil {
 		w = &fileWindow{b: make([]byte, size)}
 	}
-	w.lo, w.b, w.cell, w.users = off-off%cell, w.b[:size], cell, 1
-	n, err := ws.src.ReadAt(w.b, w.lo)
-	w.b, w.eof = w.b[:n], err != nil
+	w.lo, w.b, w.cell, w.users, w.eof = off-off%cell, w.b[:size], cell, 1, false
+	w.ready = make(chan struct{})
 	if old := ws.recent[len(ws.recent)-1]; old != nil && old.users == 0 {
 		ws.freed(old)
 	}
 	copy(ws.recent[1:], ws.recent[:])
 	ws.recent[0] = w
+	// Read without the lock, so that the other decoders go on with the
+	// windows they have meanwhile; one that wants w waits for ready. w
+	// counts this caller as a user, so it is not read into again before
+	// it is read (see freed).
+	ws.mu.Unlock()
+	n, err := ws.src.ReadAt(w.b, w.lo)
+	ws.mu.Lock()
+	w.b, w.eof = w.b[:n], err != nil
+	close(w.ready)
+	w.ready = nil
 	return w, ws.reuse
 }
 
