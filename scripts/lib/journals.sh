@@ -1,4 +1,5 @@
-# Sourced by scripts/bench and scripts/pgo: the generated journals both time.
+# Sourced by scripts/bench and scripts/pgo: the generated journals both time
+# (scripts/lib/timed.sh times the runs).
 
 # bytes SIZE: SIZE with a K, M or G suffix in bytes (250M -> 262144000).
 bytes() {
