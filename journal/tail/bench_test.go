@@ -1,6 +1,8 @@
 package tail
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,8 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/model"
-	"github.com/rewind-tui/rewind/model/durablestream"
+	"github.com/rewind-tui/rewind/model/formats"
 	"github.com/rewind-tui/rewind/model/generic"
 	"github.com/rewind-tui/rewind/replay"
 )
@@ -36,18 +39,27 @@ func BenchmarkAppendToApplied(b *testing.B) {
 	}
 }
 
-// REWIND_TAIL_BASE names a Durable Stream journal (a generated 1 GB one,
-// say) that the benchmark copies and appends to, folding through the
-// Durable Stream fold: the latency on a large journal rather than an empty
-// one.
+// REWIND_TAIL_BASE names a journal that `rewind demo --seed 1` generated
+// (scripts/bench's 1 GB ones, say), of any format it writes: the benchmark
+// copies it, folds it whole through its format's fold, and appends the
+// events the generator writes after the base's, so that the latency is
+// measured on a large journal, in the run the base began, rather than on
+// an empty one. Without it, the benchmark appends Durable Stream lines to
+// an empty journal folded by the generic fold.
 func benchAppend(b *testing.B, stateAt bool) {
-	p := filepath.Join(b.TempDir(), "durable_stream.jsonl")
 	var f model.Format = generic.Format
+	p := filepath.Join(b.TempDir(), "journal.jsonl")
+	var lines [][]byte
 	if base := os.Getenv("REWIND_TAIL_BASE"); base != "" {
 		copyFile(b, base, p)
-		f = durablestream.Format
-	} else if err := os.WriteFile(p, nil, 0o644); err != nil {
-		b.Fatal(err)
+		f, lines = continuation(b, base, b.N)
+	} else {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for i := range b.N {
+			lines = append(lines, []byte(durableEvent(i)))
+		}
 	}
 	fl, err := Follow(context.Background(), p, Options{})
 	if err != nil {
@@ -68,10 +80,6 @@ func benchAppend(b *testing.B, stateAt bool) {
 		b.Fatal(err)
 	}
 	defer fd.Close()
-	lines := make([][]byte, b.N)
-	for i := range lines {
-		lines[i] = []byte(durableEvent(i))
-	}
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -133,4 +141,82 @@ func copyFile(b *testing.B, from, to string) {
 	if err := out.Close(); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// continuation returns the format of the journal at path, which `rewind
+// demo --seed 1` generated, and the n lines (newline included) the
+// generator writes after its last one. It holds only those in memory.
+func continuation(b *testing.B, path string, n int) (model.Format, [][]byte) {
+	in, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	br := bufio.NewReaderSize(in, 1<<20)
+	var head [][]byte
+	for len(head) < 50 {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			break
+		}
+		head = append(head, line)
+	}
+	f := formats.Detect(head, "")
+	events := len(head)
+	buf := make([]byte, 1<<20)
+	for {
+		k, err := br.Read(buf)
+		events += bytes.Count(buf[:k], []byte("\n"))
+		if err != nil {
+			break
+		}
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		b.Fatal(err)
+	}
+	w := &afterBase{base: bufio.NewReaderSize(in, 1<<20)}
+	if err := demo.Generate(w, f.Name(), events+n, 1); err != nil {
+		b.Fatal(err)
+	}
+	if w.differ || w.base.Buffered() > 0 {
+		b.Fatalf("%s is not what `rewind demo --format %s --seed 1` writes: make it with that", path, f.Name())
+	}
+	var lines [][]byte
+	for rest := w.rest.Bytes(); len(rest) > 0; {
+		k := bytes.IndexByte(rest, '\n') + 1
+		lines = append(lines, rest[:k])
+		rest = rest[k:]
+	}
+	if len(lines) != n {
+		b.Fatalf("the generator wrote %d events after %s's, not %d", len(lines), path, n)
+	}
+	return f, lines
+}
+
+// afterBase is the writer continuation generates into: it compares what
+// is written with base until base ends (differ: it did not match) and
+// keeps the rest.
+type afterBase struct {
+	base    *bufio.Reader
+	scratch []byte
+	differ  bool
+	rest    bytes.Buffer
+}
+
+func (w *afterBase) Write(p []byte) (int, error) {
+	q := p
+	for len(q) > 0 && w.rest.Len() == 0 {
+		k := min(len(q), 1<<20)
+		w.scratch = slices.Grow(w.scratch[:0], k)[:k]
+		m, _ := io.ReadFull(w.base, w.scratch)
+		if !bytes.Equal(q[:m], w.scratch[:m]) {
+			w.differ = true
+		}
+		q = q[m:]
+		if m < k {
+			break // base ended
+		}
+	}
+	w.rest.Write(q)
+	return len(p), nil
 }
