@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/model/formats"
 	"github.com/rewind-tui/rewind/model/generic"
@@ -47,33 +48,35 @@ func BenchmarkAppendToApplied(b *testing.B) {
 // an empty one. Without it, the benchmark appends Durable Stream lines to
 // an empty journal folded by the generic fold.
 func benchAppend(b *testing.B, stateAt bool) {
-	var f model.Format = generic.Format
 	p := filepath.Join(b.TempDir(), "journal.jsonl")
-	var lines [][]byte
-	if base := os.Getenv("REWIND_TAIL_BASE"); base != "" {
+	base := os.Getenv("REWIND_TAIL_BASE")
+	if base != "" {
 		copyFile(b, base, p)
-		f, lines = continuation(b, base, b.N)
-	} else {
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			b.Fatal(err)
-		}
-		for i := range b.N {
-			lines = append(lines, []byte(durableEvent(i)))
-		}
+	} else if err := os.WriteFile(p, nil, 0o644); err != nil {
+		b.Fatal(err)
 	}
 	fl, err := Follow(context.Background(), p, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer fl.Close()
-	j := fl.Journal()
+	j := fl.Journal() // indexed whole by Follow
+	var f model.Format = generic.Format
+	var lines [][]byte
+	if base != "" {
+		f, lines = continuation(b, j, base, b.N)
+	} else {
+		for i := range b.N {
+			lines = append(lines, []byte(durableEvent(i)))
+		}
+	}
 	r := replay.New(j, f)
-	base := r.Events()
-	state, err := r.StateAt(base) // keyframes and the live tip, as the TUI has them
+	events := r.Events()
+	state, err := r.StateAt(events) // keyframes and the live tip, as the TUI has them
 	if err != nil {
 		b.Fatal(err)
 	}
-	at := base
+	at := events
 	fold := func(ev model.Event) error { state = r.F.Apply(state, ev); return nil }
 	fd, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -92,7 +95,7 @@ func benchAppend(b *testing.B, stateAt bool) {
 			if u.J != j {
 				b.Fatalf("unexpected %s update: %s", u.Kind, u.Notice)
 			}
-			if _, n := j.Index.Counts(); n == base+i+1 {
+			if _, n := j.Index.Counts(); n == events+i+1 {
 				break
 			}
 		}
@@ -122,7 +125,7 @@ func benchAppend(b *testing.B, stateAt bool) {
 	b.ReportMetric(pct(0.50), "p50-µs")
 	b.ReportMetric(pct(0.99), "p99-µs")
 	b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds())/1e3, "max-µs")
-	b.ReportMetric(float64(base), "base-events")
+	b.ReportMetric(float64(events), "base-events")
 }
 
 func copyFile(b *testing.B, from, to string) {
@@ -143,39 +146,27 @@ func copyFile(b *testing.B, from, to string) {
 	}
 }
 
-// continuation returns the format of the journal at path, which `rewind
-// demo --seed 1` generated, and the n lines (newline included) the
-// generator writes after its last one. It holds only those in memory.
-func continuation(b *testing.B, path string, n int) (model.Format, [][]byte) {
+// continuation returns the format of j, a copy of the journal at path
+// that `rewind demo --seed 1` generated, indexed whole, and the n lines
+// (newline included) the generator writes after its last one. It holds
+// only those in memory.
+func continuation(b *testing.B, j *journal.Journal, path string, n int) (model.Format, [][]byte) {
+	var head [][]byte
+	if err := j.Each(1, 50, func(ev model.Event) error {
+		head = append(head, append([]byte(nil), ev.Raw...))
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	f := formats.Detect(head, "")
+	records, _ := j.Index.Counts()
 	in, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer in.Close()
-	br := bufio.NewReaderSize(in, 1<<20)
-	var head [][]byte
-	for len(head) < 50 {
-		line, err := br.ReadBytes('\n')
-		if err != nil {
-			break
-		}
-		head = append(head, line)
-	}
-	f := formats.Detect(head, "")
-	events := len(head)
-	buf := make([]byte, 1<<20)
-	for {
-		k, err := br.Read(buf)
-		events += bytes.Count(buf[:k], []byte("\n"))
-		if err != nil {
-			break
-		}
-	}
-	if _, err := in.Seek(0, io.SeekStart); err != nil {
-		b.Fatal(err)
-	}
 	w := &afterBase{base: bufio.NewReaderSize(in, 1<<20)}
-	if err := demo.Generate(w, f.Name(), events+n, 1); err != nil {
+	if err := demo.Generate(w, f.Name(), records+n, 1); err != nil {
 		b.Fatal(err)
 	}
 	if w.differ || w.base.Buffered() > 0 {
