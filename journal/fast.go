@@ -39,12 +39,12 @@ func (c *classifier) fastClassify(line []byte, r *Record) bool {
 		return false
 	}
 	from := len(c.skel.ends)
-	end, typ, folded := c.fastObject(line, i)
+	end, typ, tid, folded := c.fastObject(line, i)
 	if end < 0 || skipWS(line, end) != len(line) {
 		c.skel.ends = c.skel.ends[:from]
 		return false
 	}
-	c.setType(r, typ, folded)
+	c.setType(r, typ, tid, folded)
 	return true
 }
 
@@ -57,7 +57,7 @@ func (c *classifier) fastClassify(line []byte, r *Record) bool {
 // and the fast path reads none as whitespace or within a string, so the
 // object it reads is the line's.
 func (c *classifier) fastLine(data []byte, off int, r *Record) int {
-	end, typ, folded := c.fastObject(data, off)
+	end, typ, tid, folded := c.fastObject(data, off)
 	if end < 0 {
 		return -1
 	}
@@ -70,26 +70,28 @@ func (c *classifier) fastLine(data []byte, off int, r *Record) int {
 		n-- // the line ending, not the record's
 	}
 	r.Len = int64(n)
-	c.setType(r, typ, folded)
+	c.setType(r, typ, tid, folded)
 	return e
 }
 
 // fastObject validates the object that starts at b[i] ('{') and returns
-// the index just after it, its top-level "type" value as written (nil
-// when absent) and whether two top-level names differ only in case; end
+// the index just after it, its top-level "type" (tid, its index in the
+// type table, when its skeleton holds it; else -1 and typ, the value as
+// written, nil when absent) and whether two top-level names differ only in case; end
 // is -1 when the fast path does not accept it (invalid, a top-level name
 // with escapes or repeated, too deep).
-func (c *classifier) fastObject(b []byte, i int) (end int, typ []byte, folded bool) {
+func (c *classifier) fastObject(b []byte, i int) (end int, typ []byte, tid int32, folded bool) {
 	if !c.skel.on() {
-		return c.scanObject(b, i)
+		end, typ, folded = c.scanObject(b, i)
+		return end, typ, -1, folded
 	}
-	if end, typ, folded = c.skel.match(b, i); end >= 0 {
-		return end, typ, folded
+	if end, typ, tid, folded = c.skel.match(b, i); end >= 0 {
+		return end, typ, tid, folded
 	}
 	if end, typ, folded = c.scanObject(b, i); end >= 0 {
-		c.skel.learn(b, i, folded)
+		c.skel.learn(b, i, folded, c.internBytes)
 	}
-	return end, typ, folded
+	return end, typ, -1, folded
 }
 
 // scanObject is fastObject without the skeletons: it reads the object's
@@ -196,11 +198,13 @@ func (s *shape) at(b []byte, i, k int) bool {
 	return e < len(b) && b[e] == '"' && string(b[i+1:e]) == string(name)
 }
 
-// setType sets r's type from the top-level "type" value typ as written
-// (none when it is not a string), and its problem when names differ only
-// in case.
-func (c *classifier) setType(r *Record, typ []byte, folded bool) {
-	if typ != nil && typ[0] == '"' {
+// setType sets r's type: tid when it is not -1, else from the top-level
+// "type" value typ as written (none when it is not a string); and r's
+// problem when names differ only in case.
+func (c *classifier) setType(r *Record, typ []byte, tid int32, folded bool) {
+	if tid >= 0 {
+		r.typ = uint16(tid)
+	} else if typ != nil && typ[0] == '"' {
 		if s, ok := rawjson.Plain(typ); ok {
 			r.typ = c.internBytes(s)
 		} else if s, ok := rawjson.Unquote(typ); ok {

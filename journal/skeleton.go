@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"slices"
+
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/internal/skel"
 )
@@ -26,6 +28,15 @@ import (
 // longer one, a byte of that literal at a place where a value starts, so
 // '{', '[' or whitespace, never the first byte of a scalar, which the
 // shorter one needs.
+//
+// A line's top-level "type", when it is a short string without escapes,
+// is not a scalar of its skeleton but part of a literal: most journals
+// have a few types, each laid out its own way, and a line read through
+// such a skeleton gets its type from the trie without reading it. Such a
+// literal and one that ends where the type starts (a type with escapes,
+// or a long one, is a scalar) may both match a line; the first is tried
+// first, so that a line of a type learned this way is read through its
+// type's skeletons, and a line that misses is learned under them.
 
 // A skelNode is a literal, the kind of the scalar after it (skel.End: the
 // literal closes the line's object) and the nodes of the literals after
@@ -35,6 +46,12 @@ type skelNode struct {
 	kind   skel.Kind
 	typ    bool // the scalar is the top-level "type"
 	folded bool // skel.End: two top-level names differ only in case
+	// typEnd, when not 0, is where the top-level "type" value ends in the
+	// literal, which holds it (a short string without escapes: most
+	// journals have few types), and typID the type's index.
+	typEnd uint16
+	typID  uint16
+	uses   uint32 // lines read through the node, when typEnd is not 0
 	kids   []*skelNode
 }
 
@@ -82,6 +99,9 @@ type skelSeg struct {
 	lit, val int
 	kind     skel.Kind
 	typ      bool
+	// b[lit:val] holds the top-level "type" value, b[typAt:typEnd], a
+	// string without escapes (typEnd 0: it does not)
+	typAt, typEnd int
 }
 
 // on reports whether the trie is to be used for the next line, and counts
@@ -102,43 +122,51 @@ func (s *skeletons) on() bool {
 }
 
 // match reads the object that starts at b[i] ('{') through the trie. It
-// returns the index just after the object, its top-level "type" scalar as
-// written (nil when there is none) and whether two top-level names differ
-// only in case, or end -1 when the line's skeleton is not in the trie or
-// one of its scalars is not valid. With s.record, it appends the end of
+// returns the index just after the object, its top-level "type" (tid, its
+// index in the type table, when the skeleton holds it; else -1 and typ,
+// the scalar as written, nil when there is none) and whether two
+// top-level names differ only in case, or end -1 when the line's skeleton
+// is not in the trie or one of its scalars is not valid. With s.record, it appends the end of
 // each scalar to s.ends, as an index from b[i], which it leaves as it was
 // when it returns -1.
-func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
+func (s *skeletons) match(b []byte, i int) (end int, typ []byte, tid int32, folded bool) {
 	n := s.root
 	if n == nil {
-		return -1, nil, false
+		return -1, nil, -1, false
 	}
 	start, from := i, len(s.ends)
+	tid = -1
 	for {
 		var next *skelNode
-		for _, kn := range n.kids {
+		k := 0
+		for ; k < len(n.kids); k++ {
+			kn := n.kids[k]
 			j := i + kn.Len()
 			if !kn.At(b, i, j) {
 				continue
 			}
-			if kn.kind == skel.End {
-				s.hits++
-				s.leaf = kn
-				return j, typ, kn.folded
-			}
-			if j < len(b) && skel.KindOf[b[j]] == kn.kind {
-				next, i = kn, j
+			if kn.kind == skel.End || j < len(b) && skel.KindOf[b[j]] == kn.kind {
+				next = kn
 				break
 			}
 		}
 		if next == nil {
 			s.ends = s.ends[:from]
-			return -1, nil, false
+			return -1, nil, -1, false
+		}
+		if next.typEnd != 0 {
+			tid = s.typeIn(n, k, i-start)
+		}
+		i += next.Len()
+		if next.kind == skel.End {
+			s.hits++
+			s.leaf = next
+			return i, typ, tid, next.folded
 		}
 		vs := i
 		if i = scalarEnd(b, i, next.kind); i < 0 {
 			s.ends = s.ends[:from]
-			return -1, nil, false
+			return -1, nil, -1, false
 		}
 		if next.typ {
 			typ = b[vs:i]
@@ -148,6 +176,23 @@ func (s *skeletons) match(b []byte, i int) (end int, typ []byte, folded bool) {
 		}
 		n = next
 	}
+}
+
+// typeIn returns the index of the type that the literal of n's kid k
+// holds, and appends the type's end to s.ends with s.record (at is where
+// the literal starts, from the object's first byte). It counts the kid's
+// lines, and moves it before the kid before it once it has read more:
+// kids that hold types come in the order of how often they are read.
+func (s *skeletons) typeIn(n *skelNode, k, at int) int32 {
+	kn := n.kids[k]
+	if s.record {
+		s.ends = append(s.ends, uint32(at+int(kn.typEnd)))
+	}
+	kn.uses++
+	if k > 0 && n.kids[k-1].typEnd != 0 && kn.uses > n.kids[k-1].uses {
+		n.kids[k-1], n.kids[k] = kn, n.kids[k-1]
+	}
+	return int32(kn.typID)
 }
 
 // scalarEnd validates the scalar of kind k (not skel.None or skel.End) that
@@ -172,10 +217,20 @@ func newSkelNode(lit string, kind skel.Kind, typ, folded bool) *skelNode {
 	return &skelNode{Lit: skel.NewLit(lit), kind: kind, typ: typ, folded: folded}
 }
 
+const (
+	// maxTypLit is the longest top-level "type" value, quotes included,
+	// that a skeleton's literal holds.
+	maxTypLit = 64
+	// maxTypeKids is how many kids of a node may hold types: a journal of
+	// more types than this (one per line, say) is read as if its types
+	// were any other scalar.
+	maxTypeKids = 64
+)
+
 // learn adds the skeleton of the object that starts at b[i], which the
 // fast path accepted (folded: two of its top-level names differ only in
 // case), to the trie.
-func (s *skeletons) learn(b []byte, i int, folded bool) {
+func (s *skeletons) learn(b []byte, i int, folded bool, intern func([]byte) uint16) {
 	if s.nodes >= maxSkelNodes || s.litBytes >= maxSkelBytes {
 		s.root = nil
 	}
@@ -184,36 +239,87 @@ func (s *skeletons) learn(b []byte, i int, folded bool) {
 	}
 	l := skelLearner{b: b, lit: i, segs: s.segs[:0]}
 	end := l.value(i, 0, false)
-	segs := append(l.segs, skelSeg{lit: l.lit, val: end, kind: skel.End})
+	segs := append(l.segs, skelSeg{lit: l.lit, val: end, kind: skel.End, typAt: l.typAt, typEnd: l.typEnd})
 	s.segs = segs
 	if len(segs) > maxSkelSegs {
 		return // a line of thousands of scalars would fill the trie alone
 	}
 	n := s.root
 	for _, sg := range segs {
-		lit := b[sg.lit:sg.val]
-		var next *skelNode
-		for _, kn := range n.kids {
-			if kn.kind == sg.kind && kn.String() == string(lit) {
-				next = kn
+		if sg.typEnd != 0 && n.kid(b[sg.lit:sg.val], sg.kind) == nil && n.typeKids() >= maxTypeKids {
+			// Too many types after this node: the type is a scalar of
+			// the skeletons that go on from here.
+			n = s.add(n, b, skelSeg{lit: sg.lit, val: sg.typAt, kind: skel.String, typ: true}, false, intern)
+			sg.lit, sg.typEnd = sg.typEnd, 0
+		}
+		n = s.add(n, b, sg, folded, intern)
+	}
+}
+
+// kid returns n's kid of literal lit followed by a scalar of kind k (or
+// closing the object: skel.End), or nil.
+func (n *skelNode) kid(lit []byte, k skel.Kind) *skelNode {
+	for _, kn := range n.kids {
+		if kn.kind == k && kn.String() == string(lit) {
+			return kn
+		}
+	}
+	return nil
+}
+
+// typeKids returns how many of n's kids hold a type in their literal.
+func (n *skelNode) typeKids() int {
+	c := 0
+	for _, kn := range n.kids {
+		if kn.typEnd != 0 {
+			c++
+		}
+	}
+	return c
+}
+
+// add returns n's kid for the segment sg of line b, which it adds when n
+// has none (folded: the line's top-level names differ only in case).
+func (s *skeletons) add(n *skelNode, b []byte, sg skelSeg, folded bool, intern func([]byte) uint16) *skelNode {
+	lit := b[sg.lit:sg.val]
+	if kn := n.kid(lit, sg.kind); kn != nil {
+		return kn
+	}
+	kn := newSkelNode(string(lit), sg.kind, sg.typ, folded && sg.kind == skel.End)
+	if sg.typEnd != 0 {
+		kn.typEnd = uint16(sg.typEnd - sg.lit)
+		kn.typID = intern(b[sg.typAt+1 : sg.typEnd-1])
+	}
+	n.kids = kidsWith(n.kids, kn)
+	s.nodes++
+	s.litBytes += len(lit)
+	return kn
+}
+
+// kidsWith returns kids with kn added: after the others, but before the
+// first whose scalar is the type when kn's literal holds the type (see
+// skeletons).
+func kidsWith(kids []*skelNode, kn *skelNode) []*skelNode {
+	at := len(kids)
+	if kn.typEnd != 0 {
+		for k, o := range kids {
+			if o.typ {
+				at = k
 				break
 			}
 		}
-		if next == nil {
-			next = newSkelNode(string(lit), sg.kind, sg.typ, folded && sg.kind == skel.End)
-			n.kids = append(n.kids, next)
-			s.nodes++
-			s.litBytes += len(lit)
-		}
-		n = next
 	}
+	return slices.Insert(kids, at, kn)
 }
 
 // skelLearner walks a valid object and cuts it into skeleton segments.
 type skelLearner struct {
-	b    []byte
-	lit  int // where the current literal starts
-	segs []skelSeg
+	b   []byte
+	lit int // where the current literal starts
+	// the current literal holds the top-level "type" value,
+	// b[typAt:typEnd] (typEnd 0: it does not)
+	typAt, typEnd int
+	segs          []skelSeg
 }
 
 // value walks the valid value at b[i] (in an object depth levels deep;
@@ -251,8 +357,16 @@ func (l *skelLearner) value(i, depth int, typ bool) int {
 		}
 	}
 	k := skel.KindOf[b[i]]
+	if typ && k == skel.String {
+		if e, esc := scanString(b, i); e > i && !esc && e-i <= maxTypLit {
+			// The literal goes on through the type: a line of another
+			// type has another skeleton, whose type is known.
+			l.typAt, l.typEnd = i, e
+			return e
+		}
+	}
 	e := scalarEnd(b, i, k)
-	l.segs = append(l.segs, skelSeg{lit: l.lit, val: i, kind: k, typ: typ})
-	l.lit = e
+	l.segs = append(l.segs, skelSeg{lit: l.lit, val: i, kind: k, typ: typ, typAt: l.typAt, typEnd: l.typEnd})
+	l.lit, l.typEnd = e, 0
 	return e
 }

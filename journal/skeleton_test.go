@@ -73,30 +73,30 @@ func TestSkeletonsCheckEveryScalar(t *testing.T) {
 		layout bool // its object is laid out as learned, with valid scalars: read through the skeletons
 	}{
 		{learned, true},
-		{`{"type":"c.d","seq":22,"ok":true,"none":null,"no":false,"p":{"type":"other","xs":[0,"",7e-1]}}`, true},
-		{`{"type":"a\u00e9","seq":-0.5,"ok":true,"none":null,"no":false,"p":{"type":"in\"n\\er","xs":[10,"\/",-2E+3]}}`, true},
+		{`{"type":"a.b","seq":22,"ok":true,"none":null,"no":false,"p":{"type":"other","xs":[0,"",7e-1]}}`, true},
+		{`{"type":"a.b","seq":-0.5,"ok":true,"none":null,"no":false,"p":{"type":"in\"n\\er","xs":[10,"\/",-2E+3]}}`, true},
 		{`{"type":7,"seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":false,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":01,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1.,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":-,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1e,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1.5e+,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":tru,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":nul,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":fals,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x` + "\x01" + `",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"\ud800",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"\q",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"` + "\xc3\x28" + `",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}} x`, true},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",{"k":1}]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3,4]}}`, false},
-		{`{"type":"a","seq":1,"ok":"true","none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,x",-2.5e3]}}`, false},
-		{`{"type":"a","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x","-2.5e3"]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":false,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":01,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1.,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":-,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1e,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1.5e+,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":tru,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":nul,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":fals,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x` + "\x01" + `",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"\ud800",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"\q",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"` + "\xc3\x28" + `",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}} x`, true},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",{"k":1}]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3,4]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":"true","none":null,"no":false,"p":{"type":"inner","xs":[1,"x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,x",-2.5e3]}}`, false},
+		{`{"type":"a.b","seq":1,"ok":true,"none":null,"no":false,"p":{"type":"inner","xs":[1,"x","-2.5e3"]}}`, false},
 	} {
 		c := newClassifier()
 		var r Record
@@ -114,7 +114,7 @@ func TestSkeletonsCheckEveryScalar(t *testing.T) {
 	for _, line := range []string{`{"type":"a","v":1}`, `{"type":"a","v":{"w":1}}`, `{"type":"a","v": 2}`} {
 		sameAsGrammar(t, c, []byte(line))
 	}
-	for _, line := range []string{`{"type":"b","v":{"w":3}}`, `{"type":"c","v":4}`, `{"type":"d","v": 5}`} {
+	for _, line := range []string{`{"type":"a","v":{"w":3}}`, `{"type":"a","v":4}`, `{"type":"a","v": 5}`} {
 		before := c.skel.hits
 		sameAsGrammar(t, c, []byte(line))
 		if c.skel.hits != before+1 {
@@ -127,9 +127,104 @@ func TestSkeletonsCheckEveryScalar(t *testing.T) {
 		sameAsGrammar(t, c, []byte(line))
 	}
 	var r Record
-	c.fastClassify([]byte(`{"Seq":5,"seq":6,"type":"z"}`), &r)
-	if r.Problem != WarnCaseKeys || r.Type() != "z" || c.skel.hits == 0 {
+	c.fastClassify([]byte(`{"Seq":5,"seq":6,"type":"y"}`), &r)
+	if r.Problem != WarnCaseKeys || r.Type() != "y" || c.skel.hits == 0 {
 		t.Fatalf("a line read through its skeleton: problem %v, type %q, %d hits", r.Problem, r.Type(), c.skel.hits)
+	}
+}
+
+// A line's top-level type is part of its skeleton when it is a short
+// string without escapes: a line of a type seen before is read through the
+// skeletons and gets its type from them; one of a new type is learned,
+// then read. A type with escapes, or a long one, is a scalar of the
+// skeleton, read and typed line by line.
+func TestSkeletonsKnowTheirTypes(t *testing.T) {
+	long := strings.Repeat("t", maxTypLit)
+	for _, tc := range []struct {
+		name        string
+		first, next string // two types, as written in the line
+		nextIsRead  bool   // a line of type next is read through first's skeleton
+	}{
+		{"plain", `"run.started"`, `"run.finished"`, false},
+		{"escaped", `"caf\u00e9"`, `"th\u00e9"`, true},
+		{"long", `"` + long + `"`, `"` + long + `x"`, true},
+		{"number", `1`, `2`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClassifier()
+			line := func(typ string, v int) []byte {
+				return []byte(`{"type":` + typ + `,"v":` + strconv.Itoa(v) + `}`)
+			}
+			sameAsGrammar(t, c, line(tc.first, 1))
+			hits := c.skel.hits
+			sameAsGrammar(t, c, line(tc.first, 2))
+			if c.skel.hits != hits+1 {
+				t.Fatalf("a second line of type %s was not read through the skeletons", tc.first)
+			}
+			hits = c.skel.hits
+			sameAsGrammar(t, c, line(tc.next, 3))
+			if read := c.skel.hits == hits+1; read != tc.nextIsRead {
+				t.Fatalf("a line of type %s after one of type %s read through the skeletons: %v, want %v",
+					tc.next, tc.first, read, tc.nextIsRead)
+			}
+			hits = c.skel.hits
+			sameAsGrammar(t, c, line(tc.next, 4))
+			if c.skel.hits != hits+1 {
+				t.Fatalf("a second line of type %s was not read through the skeletons", tc.next)
+			}
+			// Lines of either type, in turn, keep their own.
+			for i := range 4 {
+				typ := []string{tc.first, tc.next}[i%2]
+				var r Record
+				if !c.fastClassify(line(typ, i), &r) {
+					t.Fatalf("refused: %s", line(typ, i))
+				}
+				var want Record
+				grammarOnly().fastClassify(line(typ, i), &want)
+				if r.Type() != want.Type() {
+					t.Fatalf("type %q, want %q: %s", r.Type(), want.Type(), line(typ, i))
+				}
+			}
+		})
+	}
+}
+
+// A type written with escapes is a scalar of its skeleton, and that
+// skeleton's first literal is the start of the literals of the skeletons
+// that hold their types: a line of a plain type, laid out otherwise, is
+// learned under its own type once and then read through it.
+func TestSkeletonsTypesWithAndWithoutEscapes(t *testing.T) {
+	c := newClassifier()
+	sameAsGrammar(t, c, []byte(`{"type":"caf\u00e9","v":1}`))
+	sameAsGrammar(t, c, []byte(`{"type":"run","w":[1]}`))
+	for i, line := range []string{`{"type":"run","w":[2]}`, `{"type":"th\u00e9","v":3}`, `{"type":"run","w":[4]}`} {
+		hits := c.skel.hits
+		sameAsGrammar(t, c, []byte(line))
+		if c.skel.hits != hits+1 {
+			t.Fatalf("line %d not read through the skeletons: %s", i, line)
+		}
+	}
+}
+
+// A journal of a new type on every line is read through the skeletons
+// once maxTypeKids types are known: its types are then scalars like any
+// other, and every line keeps its own type.
+func TestSkeletonsManyTypes(t *testing.T) {
+	c := newClassifier()
+	n := 3 * maxTypeKids
+	for i := range n {
+		line := []byte(`{"type":"t` + strconv.Itoa(i) + `","v":1}`)
+		sameAsGrammar(t, c, line)
+		var r Record
+		c.fastClassify(line, &r)
+		if want := "t" + strconv.Itoa(i); r.Type() != want {
+			t.Fatalf("type %q, want %q", r.Type(), want)
+		}
+	}
+	// Each line is classified twice above: the second time through its
+	// skeleton, and the first time too once the types are scalars.
+	if want := n + n - maxTypeKids - 1; c.skel.hits < want {
+		t.Fatalf("%d of %d lines read through the skeletons, want at least %d", c.skel.hits, 2*n, want)
 	}
 }
 
@@ -159,7 +254,7 @@ func TestSkeletonsReadAsTheGrammar(t *testing.T) {
 		lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
 		hits := 0
 		for _, l := range lines {
-			if end, _, _ := c.skel.match(l, 0); end == len(l) {
+			if end, _, _, _ := c.skel.match(l, 0); end == len(l) {
 				hits++
 			}
 			sameAsGrammar(t, c, l)
@@ -279,12 +374,12 @@ func BenchmarkSkeletonMatch(b *testing.B) {
 				c := newClassifier()
 				c.skel.record = record
 				for _, l := range lines {
-					c.skel.learn(l, 0, false)
+					c.skel.learn(l, 0, false, c.internBytes)
 				}
 				b.SetBytes(int64(buf.Len()))
 				for range b.N {
 					for _, l := range lines {
-						if end, _, _ := c.skel.match(l, 0); end != len(l) {
+						if end, _, _, _ := c.skel.match(l, 0); end != len(l) {
 							b.Fatalf("not matched: %s", l)
 						}
 					}
