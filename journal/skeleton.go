@@ -14,7 +14,7 @@ import (
 // false, null) taken out: what is left between them, the punctuation, the
 // whitespace and the names, are the skeleton's literals. An engine writes
 // every line with one serializer, so a journal has few skeletons: 14 in
-// 200,000 lines of a generated DeltaMind journal, 36 in as many of Durable
+// 200,000 lines of a generated DeltaMind journal, 37 in as many of Durable
 // Stream. A line made of the literals of a line the fast path accepted,
 // with a valid scalar of the same kind between each two, is valid JSON
 // with that line's names, so it is read by comparing its literals and
@@ -29,14 +29,17 @@ import (
 // '{', '[' or whitespace, never the first byte of a scalar, which the
 // shorter one needs.
 //
-// A line's top-level "type", when it is a short string without escapes,
-// is not a scalar of its skeleton but part of a literal: most journals
-// have a few types, each laid out its own way, and a line read through
-// such a skeleton gets its type from the trie without reading it. Such a
-// literal and one that ends where the type starts (a type with escapes,
-// or a long one, is a scalar) may both match a line; the first is tried
-// first, so that a line of a type learned this way is read through its
-// type's skeletons, and a line that misses is learned under them.
+// A line's top-level "type", when it is a string of at most maxTypLit
+// bytes without escapes, is not a scalar of its skeleton but part of a
+// literal: most journals have a few types, each laid out its own way, and
+// a line read through such a skeleton gets its type from the trie without
+// scanning it or looking it up. That is the one exception to the rule
+// above: such a literal and one that ends where the type starts (the type
+// as a scalar: one with escapes, a long one, or any type past a node's
+// maxTypeKids) may both match a line. Kids whose literals hold types come
+// first, in the order of how many lines they read, so a line of a known
+// type is read through its type's skeletons, and one that misses there is
+// learned under them.
 
 // A skelNode is a literal, the kind of the scalar after it (skel.End: the
 // literal closes the line's object) and the nodes of the literals after
