@@ -129,9 +129,9 @@ func (s *skeletons) on() bool {
 // index in the type table, when the skeleton holds it; else -1 and typ,
 // the scalar as written, nil when there is none) and whether two
 // top-level names differ only in case, or end -1 when the line's skeleton
-// is not in the trie or one of its scalars is not valid. With s.record, it appends the end of
-// each scalar to s.ends, as an index from b[i], which it leaves as it was
-// when it returns -1.
+// is not in the trie or one of its scalars is not valid. With s.record,
+// it appends the end of each scalar (the type's too) to s.ends, as an
+// index from b[i], which it leaves as it was when it returns -1.
 func (s *skeletons) match(b []byte, i int) (end int, typ []byte, tid int32, folded bool) {
 	n := s.root
 	if n == nil {
