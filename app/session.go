@@ -98,7 +98,7 @@ func FromJournal(t journal.Target, j *journal.Journal, o Options) (*Session, err
 			return nil, err
 		}
 	} else {
-		first := firstEvents(j, 50)
+		first := j.Head(formats.DetectEvents)
 		s.F = formats.Detect(first, t.Hint)
 		s.Tentative = len(first) == 0
 	}
@@ -123,7 +123,7 @@ func (s *Session) Redetect() bool {
 		return false
 	}
 	s.Tentative = false
-	f := formats.Detect(firstEvents(s.J, 50), s.Target.Hint)
+	f := formats.Detect(s.J.Head(formats.DetectEvents), s.Target.Hint)
 	if f.Name() == s.F.Name() {
 		return false
 	}
@@ -147,7 +147,7 @@ func OpenPath(path string, o Options) (*Session, error) {
 func (s *Session) Adopt(j *journal.Journal) {
 	s.J = j
 	if s.Tentative || s.F == nil {
-		s.F = formats.Detect(firstEvents(j, 50), s.Target.Hint)
+		s.F = formats.Detect(j.Head(formats.DetectEvents), s.Target.Hint)
 		s.Tentative = j.Index.Consumed() == 0
 	}
 	s.R = replay.New(j, s.F)
@@ -266,15 +266,6 @@ var errBehind = errors.New("replay is not at the event before")
 
 // Close closes the journal.
 func (s *Session) Close() error { return s.J.Close() }
-
-func firstEvents(j *journal.Journal, n int) [][]byte {
-	var out [][]byte
-	_ = j.Each(1, n, func(ev model.Event) error {
-		out = append(out, append([]byte(nil), ev.Raw...))
-		return nil
-	})
-	return out
-}
 
 // AllRuns returns a target for every run of a .delta/ directory, newest
 // first.

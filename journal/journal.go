@@ -358,6 +358,18 @@ func (j *Journal) Event(pos int) (model.Event, error) {
 	return model.Event{Pos: pos, Line: int(rec.Line), Off: rec.Off, Raw: raw, Src: j.f}, nil
 }
 
+// Head returns copies of the lines of the first n events (fewer when the
+// journal has fewer, or when reading them fails), as format detection
+// reads them (formats.Detect).
+func (j *Journal) Head(n int) [][]byte {
+	var out [][]byte
+	_ = j.Each(1, n, func(ev model.Event) error {
+		out = append(out, append([]byte(nil), ev.Raw...))
+		return nil
+	})
+	return out
+}
+
 // Each calls fn for the events at positions from..to (1-based, inclusive)
 // in order, reading the file sequentially in large blocks. ev.Raw is only
 // valid during the call. It stops at the first error fn returns. It

@@ -151,14 +151,7 @@ func copyFile(b *testing.B, from, to string) {
 // (newline included) the generator writes after its last one. It holds
 // only those in memory.
 func continuation(b *testing.B, j *journal.Journal, path string, n int) (model.Format, [][]byte) {
-	var head [][]byte
-	if err := j.Each(1, 50, func(ev model.Event) error {
-		head = append(head, append([]byte(nil), ev.Raw...))
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
-	f := formats.Detect(head, "")
+	f := formats.Detect(j.Head(formats.DetectEvents), "")
 	records, _ := j.Index.Counts()
 	in, err := os.Open(path)
 	if err != nil {

@@ -45,9 +45,13 @@ func ByName(name string) (model.Format, error) {
 	return nil, fmt.Errorf("unknown format %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 
-// Detect returns the format of a journal from its first events (up to 50
-// are looked at): the format that recognizes the most of them, the hint
-// (the format the file's location implies) on a tie, generic when none does.
+// DetectEvents is how many of a journal's first events Detect needs.
+const DetectEvents = 50
+
+// Detect returns the format of a journal from its first events (up to
+// DetectEvents are looked at): the format that recognizes the most of
+// them, the hint (the format the file's location implies) on a tie,
+// generic when none does.
 func Detect(first [][]byte, hint string) model.Format {
 	best, bestN := model.Format(nil), 0
 	for _, e := range all[:len(all)-1] {
