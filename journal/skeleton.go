@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"math"
 	"slices"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
@@ -361,9 +362,11 @@ func (l *skelLearner) value(i, depth int, typ bool) int {
 	}
 	k := skel.KindOf[b[i]]
 	if typ && k == skel.String {
-		if e, esc := scanString(b, i); e > i && !esc && e-i <= maxTypLit {
+		if e, esc := scanString(b, i); e > i && !esc && e-i <= maxTypLit && e-l.lit <= math.MaxUint16 {
 			// The literal goes on through the type: a line of another
-			// type has another skeleton, whose type is known.
+			// type has another skeleton, whose type is known. (A type
+			// further into its literal than a skelNode's typEnd can say,
+			// after 64 KiB of whitespace, is a scalar.)
 			l.typAt, l.typEnd = i, e
 			return e
 		}

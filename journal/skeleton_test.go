@@ -189,6 +189,19 @@ func TestSkeletonsKnowTheirTypes(t *testing.T) {
 	}
 }
 
+// A type that ends 64 KiB or more into its literal (whitespace before its
+// name) keeps its type and the ends of its scalars, read as it is learned
+// and through the skeletons, with other types after it: the skeleton's
+// offset of the type's end would not hold it.
+func TestSkeletonsTypeFarIntoItsLiteral(t *testing.T) {
+	for _, pad := range []int{65524, 65525, 65528, 70000} {
+		c := newClassifier()
+		for i, typ := range []string{"a", "a", "b", "a"} {
+			sameAsGrammar(t, c, []byte(`{"v":`+strconv.Itoa(i)+`,`+strings.Repeat(" ", pad)+`"type":"`+typ+`"}`))
+		}
+	}
+}
+
 // A type written with escapes is a scalar of its skeleton, and that
 // skeleton's first literal is the start of the literals of the skeletons
 // that hold their types: a line of a plain type, laid out otherwise, is
