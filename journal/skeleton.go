@@ -31,8 +31,8 @@ import (
 // shorter one needs.
 //
 // A line's top-level "type", when it is a string of at most maxTypLit
-// bytes without escapes, is not a scalar of its skeleton but part of a
-// literal: most journals have a few types, each laid out its own way, and
+// bytes without escapes (ending less than 64 KiB into the literal), is not
+// a scalar of its skeleton but part of a literal: most journals have a few types, each laid out its own way, and
 // a line read through such a skeleton gets its type from the trie without
 // scanning it or looking it up. That is the one exception to the rule
 // above: such a literal and one that ends where the type starts (the type
