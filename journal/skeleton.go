@@ -87,6 +87,13 @@ type skeletons struct {
 	ends   []uint32
 	record bool
 	leaf   *skelNode
+
+	// match's results while it walks a line (see walk): the type as
+	// written or its index in the type table, and len(ends) before the
+	// line, to undo its ends when the line misses.
+	typ  []byte
+	tid  int32
+	from int
 }
 
 // A Skeleton identifies the layout of a line the index read through its
@@ -134,12 +141,23 @@ func (s *skeletons) on() bool {
 // it appends the end of each scalar (the type's too) to s.ends, as an
 // index from b[i], which it leaves as it was when it returns -1.
 func (s *skeletons) match(b []byte, i int) (end int, typ []byte, tid int32, folded bool) {
-	n := s.root
-	if n == nil {
+	if s.root == nil {
 		return -1, nil, -1, false
 	}
-	start, from := i, len(s.ends)
-	tid = -1
+	s.typ, s.tid = nil, -1
+	if end = s.walk(b[i:]); end < 0 {
+		return -1, nil, -1, false
+	}
+	return i + end, s.typ, s.tid, s.leaf.folded
+}
+
+// walk is match of the object at b[0]: it returns the index just after
+// it, or -1, and leaves the type in s.typ and s.tid. The line's start is
+// b's, so that the loop keeps few values live (b, i, n and s): with more,
+// they were kept on the stack and loaded again at every literal.
+func (s *skeletons) walk(b []byte) int {
+	n, i := s.root, 0
+	s.from = len(s.ends)
 	for {
 		var next *skelNode
 		k := 0
@@ -155,28 +173,28 @@ func (s *skeletons) match(b []byte, i int) (end int, typ []byte, tid int32, fold
 			}
 		}
 		if next == nil {
-			s.ends = s.ends[:from]
-			return -1, nil, -1, false
+			s.ends = s.ends[:s.from]
+			return -1
 		}
 		if next.typEnd != 0 {
-			tid = s.typeIn(n, k, i-start)
+			s.tid = s.typeIn(n, k, i)
 		}
 		i += next.Len()
 		if next.kind == skel.End {
 			s.hits++
 			s.leaf = next
-			return i, typ, tid, next.folded
+			return i
 		}
 		vs := i
 		if i = scalarEnd(b, i, next.kind); i < 0 {
-			s.ends = s.ends[:from]
-			return -1, nil, -1, false
+			s.ends = s.ends[:s.from]
+			return -1
 		}
 		if next.typ {
-			typ = b[vs:i]
+			s.typ = b[vs:i]
 		}
 		if s.record {
-			s.ends = append(s.ends, uint32(i-start))
+			s.ends = append(s.ends, uint32(i))
 		}
 		n = next
 	}
