@@ -186,7 +186,12 @@ func (s *skeletons) walk(b []byte) int {
 			return i
 		}
 		vs := i
-		if i = scalarEnd(b, i, next.kind); i < 0 {
+		if next.kind == skel.String {
+			i, _ = scanString(b, i) // most scalars: one call, not two
+		} else {
+			i = scalarEnd(b, i, next.kind)
+		}
+		if i < 0 {
 			s.ends = s.ends[:s.from]
 			return -1
 		}
