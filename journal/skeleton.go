@@ -31,10 +31,11 @@ import (
 // shorter one needs.
 //
 // A line's top-level "type", when it is a string of at most maxTypLit
-// bytes without escapes (ending less than 64 KiB into the literal), is not
-// a scalar of its skeleton but part of a literal: most journals have a few types, each laid out its own way, and
-// a line read through such a skeleton gets its type from the trie without
-// scanning it or looking it up. That is the one exception to the rule
+// bytes without escapes (ending less than 64 KiB into the literal), is
+// not a scalar of its skeleton but part of a literal: most journals have
+// a few types, each laid out its own way, and a line read through such a
+// skeleton gets its type from the trie without scanning it or looking it
+// up. That is the one exception to the rule
 // above: such a literal and one that ends where the type starts (the type
 // as a scalar: one with escapes, a long one, or any type past a node's
 // maxTypeKids) may both match a line. Kids whose literals hold types come
