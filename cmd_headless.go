@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-tui/rewind/app"
@@ -279,10 +280,9 @@ func refuseRawToTerminal(raw bool, stdout io.Writer) error {
 	if !raw {
 		return nil
 	}
-	if f, ok := stdout.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return usageErr("--raw prints the journal's bytes unchanged and is for pipes and files; stdout is a terminal (drop --raw, or pipe the output)")
-		}
+	// A terminal, not any character device: /dev/null is one too.
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		return usageErr("--raw prints the journal's bytes unchanged and is for pipes and files; stdout is a terminal (drop --raw, or pipe the output)")
 	}
 	return nil
 }

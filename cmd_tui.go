@@ -15,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-tui/rewind/app"
@@ -91,7 +92,7 @@ func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOp
 	// Decide dark or light once, before the program starts: querying the
 	// terminal later would turn its reply into key presses.
 	dark := true
-	if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+	if term.IsTerminal(os.Stdout.Fd()) {
 		dark = lipgloss.HasDarkBackground(os.Stdin, os.Stdout)
 	}
 	var dbg io.Writer
