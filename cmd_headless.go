@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"runtime/debug"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/query"
 	"github.com/rewind-tui/rewind/render"
@@ -197,11 +199,12 @@ func newEventsCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 		Use:   "events PATH",
 		Short: "Print the selected events as JSONL, one per line",
 		Long: `Print the selected events as JSONL, one per line, as they are in the journal.
-Characters that could drive a terminal are written as \u escapes (the JSON decodes to
-the same value); --raw prints the bytes unchanged, for pipes. Bad lines are not events
-and are not printed (see rewind verify). --where EXPR prints only the events for
-which the jq expression EXPR is true (select(.type == "THOUGHT"),
-.payload.status == "FAILED", .actor | test("oracle")).`,
+Events are printed as the journal is read: the first within milliseconds, whatever its
+size, and reading stops after --to. Characters that could drive a terminal are written
+as \u escapes (the JSON decodes to the same value); --raw prints the bytes unchanged,
+for pipes. Bad lines are not events and are not printed (see rewind verify).
+--where EXPR prints only the events for which the jq expression EXPR is true
+(select(.type == "THOUGHT"), .payload.status == "FAILED", .actor | test("oracle")).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := refuseRawToTerminal(raw, stdout); err != nil {
@@ -216,31 +219,37 @@ which the jq expression EXPR is true (select(.type == "THOUGHT"),
 				q = c.Matcher()
 				defer q.Close()
 			}
-			s, err := g.open(args[0])
+			// Only the journal's first MiB is read before the first event
+			// is printed: `rewind events big.jsonl | head` answers at once.
+			s, err := g.openPrefix(args[0], foldPrefix)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			n := s.R.Events()
-			if to <= 0 || to > n {
-				to = n
+			st, err := s.J.File().Stat()
+			if err != nil {
+				return usageErr("%s: %v", s.J.Path, err)
 			}
-			if from < 1 {
-				from = 1
-			}
+			// Progress, on a terminal, until the first event is printed
+			// (--from far in, a --where that matches late).
+			p := startProgress(g.stderr, st.Size(), time.Now(), readingLine(s.J.Path, st.Size(), func() (int64, int) {
+				_, evs := s.J.Index.Counts()
+				return s.J.Index.Consumed(), evs
+			}))
+			defer func() { p.End() }()
 			w := bufio.NewWriterSize(stdout, 1<<16)
-			recs := s.J.Index.Records()
-			i := recs.EventIndex(from) - 1 // the record of the event before
-			err = s.J.Each(from, to, func(ev model.Event) error {
-				for i++; !recs.IsEvent(i); i++ { // the next event's record, without a search
-				}
-				if len(types) > 0 && !slices.Contains(types, recs.Type(i)) {
+			err = eachStreamed(s, st.Size(), eventsStep, from, to, func(ev model.Event, typ func() string) error {
+				if len(types) > 0 && !slices.Contains(types, typ()) {
 					return nil
 				}
 				if q != nil {
 					if ok, _ := q.MatchEvent(ev.Raw); !ok {
 						return nil
 					}
+				}
+				if p != nil {
+					p.End()
+					p = nil
 				}
 				if raw {
 					w.Write(ev.Raw)
@@ -262,6 +271,56 @@ which the jq expression EXPR is true (select(.type == "THOUGHT"),
 	f.BoolVar(&raw, "raw", false, "print the journal's bytes unchanged, without escaping")
 	f.StringVar(&where, "where", "", "print only the events for which this jq expression is true")
 	return cmd
+}
+
+// eventsStep is how much more of the journal eachStreamed indexes before
+// it passes on the events read.
+const eventsStep = 64 << 20
+
+// errEventsDone stops eachStreamed after the last event asked for.
+var errEventsDone = errors.New("rewind: the events asked for are printed")
+
+// eachStreamed calls fn, in order, for the events at positions from..to
+// (1-based; to 0 or less: up to the end of the file's first size bytes)
+// of s's journal, opened with only a prefix indexed (openPrefix): first
+// the events indexed already, then those of each further step bytes
+// (eventsStep) as the index reads them (journal.UpdateEach: each byte is
+// read once), so that the first events come before a large journal is
+// read whole, and the reading stops within a step of the last event asked
+// for. typ returns the event's type, as the index read it. It stops at the
+// first error fn returns, and returns it.
+func eachStreamed(s *app.Session, size, step int64, from, to int, fn func(ev model.Event, typ func() string) error) error {
+	from = max(from, 1)
+	if to <= 0 {
+		to = int(^uint(0) >> 1)
+	}
+	var recs journal.Records
+	var cur model.Event
+	typ := func() string {
+		if recs.Events() < cur.Pos {
+			recs = s.J.Index.Records()
+		}
+		return recs.Type(recs.EventIndex(cur.Pos))
+	}
+	each := func(ev model.Event) error {
+		if ev.Pos > to {
+			return errEventsDone
+		}
+		if ev.Pos < from {
+			return nil
+		}
+		cur = ev
+		return fn(ev, typ)
+	}
+	err := s.J.Each(from, to, each)
+	for at := s.J.Size(); err == nil && at < size; {
+		at = min(size, at+step)
+		_, err = s.J.UpdateEach(at, each)
+	}
+	if errors.Is(err, errEventsDone) {
+		return nil
+	}
+	return err
 }
 
 // exactArgs is cobra.ExactArgs with a usage exit status and a plain message.

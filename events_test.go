@@ -1,12 +1,188 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/model"
 )
+
+// streamedEvent is what eachStreamed passed on for one event.
+type streamedEvent struct {
+	pos  int
+	raw  string
+	typ  string
+	read int64 // the journal's bytes indexed when the event was passed on
+}
+
+// bigJournal writes a JSONL journal of about size bytes, of three event
+// types, with a malformed line every 997 lines and a torn last line, and
+// returns its path.
+func bigJournal(t *testing.T, size int) string {
+	t.Helper()
+	var b strings.Builder
+	pad := strings.Repeat("x", 160)
+	for i := 1; b.Len() < size; i++ {
+		if i%997 == 0 {
+			fmt.Fprintf(&b, "{\"type\": \"step\", \"seq\": %d, broken\n", i)
+			continue
+		}
+		fmt.Fprintf(&b, "{\"type\":%q,\"seq\":%d,\"pad\":%q}\n", []string{"plan", "step", "tool"}[i%3], i, pad)
+	}
+	b.WriteString(`{"type":"step","seq":`) // torn: no end, no newline
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// allEvents reads every event of path the straightforward way: the whole
+// journal indexed first, then read by position.
+func allEvents(t *testing.T, path string) []streamedEvent {
+	t.Helper()
+	s, err := app.OpenPath(path, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	recs := s.J.Index.Records()
+	var out []streamedEvent
+	if err := s.J.Each(1, recs.Events(), func(ev model.Event) error {
+		out = append(out, streamedEvent{pos: ev.Pos, raw: string(ev.Raw), typ: recs.Type(recs.EventIndex(ev.Pos))})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// streamed runs eachStreamed on path opened as rewind events opens it,
+// with steps of step bytes.
+func streamed(t *testing.T, path string, step int64, from, to int) ([]streamedEvent, *app.Session) {
+	t.Helper()
+	s, err := app.OpenPath(path, app.Options{Prefix: foldPrefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []streamedEvent
+	err = eachStreamed(s, st.Size(), step, from, to, func(ev model.Event, typ func() string) error {
+		out = append(out, streamedEvent{pos: ev.Pos, raw: string(ev.Raw), typ: typ(), read: s.J.Index.Consumed()})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, s
+}
+
+func sameEvents(t *testing.T, what string, got, want []streamedEvent) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if got[i].pos != want[i].pos || got[i].raw != want[i].raw || got[i].typ != want[i].typ {
+			t.Fatalf("%s: event %d is #%d %s %q, want #%d %s %q", what, i,
+				got[i].pos, got[i].typ, got[i].raw, want[i].pos, want[i].typ, want[i].raw)
+		}
+	}
+}
+
+// rewind events prints a large journal's first events before it has read
+// the rest, and the same events, types and bytes as reading it whole.
+func TestEventsStreamWhileIndexing(t *testing.T) {
+	path := bigJournal(t, 3*foldPrefix+12345)
+	want := allEvents(t, path)
+	got, s := streamed(t, path, 256<<10, 1, 0)
+	sameEvents(t, "all events", got, want)
+	if got[0].read > foldPrefix {
+		t.Errorf("the first event came after %d bytes were indexed, want at most the %d-byte prefix", got[0].read, foldPrefix)
+	}
+	if last := got[len(got)-1].read; last < 3*foldPrefix {
+		t.Errorf("the last event came after only %d bytes were indexed", last)
+	}
+	if _, evs := s.J.Index.Counts(); evs != len(want) {
+		t.Errorf("the index holds %d events after streaming, want %d", evs, len(want))
+	}
+}
+
+// --from and --to across the prefix and the steps; reading stops soon
+// after --to.
+func TestEventsStreamRange(t *testing.T) {
+	path := bigJournal(t, 3*foldPrefix)
+	want := allEvents(t, path)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const step = 128 << 10
+	inPrefix := 0 // the events of the prefix
+	{
+		s, err := app.OpenPath(path, app.Options{Prefix: foldPrefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, inPrefix = s.J.Index.Counts()
+		s.Close()
+	}
+	for _, c := range []struct{ from, to int }{
+		{inPrefix - 3, inPrefix + 2},      // across the prefix's end
+		{inPrefix + 500, inPrefix + 2100}, // within the steps, across several
+		{len(want) - 2, 0},                // the last events
+		{len(want) + 5, 0},                // past the end: nothing
+		{10, 5},                           // from after to: nothing
+	} {
+		got, s := streamed(t, path, step, c.from, c.to)
+		lo, hi := max(c.from, 1), c.to
+		if hi <= 0 || hi > len(want) {
+			hi = len(want)
+		}
+		var exp []streamedEvent
+		if lo <= hi {
+			exp = want[lo-1 : hi]
+		}
+		sameEvents(t, fmt.Sprintf("--from %d --to %d", c.from, c.to), got, exp)
+		if c.to > 0 && c.to < len(want) && c.from <= c.to {
+			last := s.J.Index.Records().Event(c.to)
+			if read := s.J.Index.Consumed(); read > last.Off+last.Len+1+step || read >= st.Size()-200 {
+				t.Errorf("--to %d: %d of %d bytes indexed, want at most a step past event %d's end (%d)",
+					c.to, read, st.Size(), c.to, last.Off+last.Len+1)
+			}
+		}
+	}
+}
+
+// The command, on a journal larger than the prefix: --from, --to and
+// --type over events read in steps print what reading it whole would.
+func TestEventsCommandOnLargeJournal(t *testing.T) {
+	path := bigJournal(t, 2*foldPrefix)
+	want := allEvents(t, path)
+	from, to := len(want)/2-50, len(want)/2+400
+	var exp strings.Builder
+	for _, ev := range want[from-1 : to] {
+		if ev.typ == "tool" {
+			exp.WriteString(ev.raw + "\n")
+		}
+	}
+	out, stderr, code := runRewind(t, ".", "events", path, "--from", fmt.Sprint(from), "--to", fmt.Sprint(to), "--type", "tool")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if out != exp.String() {
+		t.Fatalf("events --from %d --to %d --type tool: %d bytes, want %d:\n%.300s", from, to, len(out), exp.Len(), out)
+	}
+}
 
 // --raw is refused on a terminal only: /dev/null is a character device
 // but no terminal, and `rewind events --raw big.jsonl >/dev/null` (timing
