@@ -40,8 +40,9 @@ func newStateCmd(g *globalFlags, stdout io.Writer) *cobra.Command {
 		Use:   "state PATH",
 		Short: "Print the state after the N-th event as indented JSON",
 		Long: `Print the state after the N-th event (1-based, file order, counting events only;
-default: the last) as indented JSON. Characters that could drive a terminal are
-written as \u escapes, so the JSON decodes to the same value.
+default: the last) as indented JSON; with --at, the journal is read only as far as
+event N. Characters that could drive a terminal are written as \u escapes, so the
+JSON decodes to the same value.
 --where EXPR prints the state at the first position (from 1) where the jq expression
 EXPR over the state is true (exit status 1 if it never is).`,
 		Args: exactArgs(1),
@@ -60,6 +61,8 @@ EXPR over the state is true (exit status 1 if it never is).`,
 			open := g.open
 			if q == nil && at < 0 {
 				open = g.openLast
+			} else if q == nil {
+				open = func(path string) (*app.Session, error) { return g.openThrough(path, at, eventsStep) }
 			}
 			s, err := open(args[0])
 			if err != nil {
@@ -147,9 +150,9 @@ the format's first document. Control characters from the journal are shown as vi
 placeholders.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			open := g.open
-			if at < 0 {
-				open = g.openLast
+			open := g.openLast
+			if at >= 0 {
+				open = func(path string) (*app.Session, error) { return g.openThrough(path, at, eventsStep) }
 			}
 			s, err := open(args[0])
 			if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -211,5 +212,64 @@ func TestTmuxEventsRawRefusedOnTerminal(t *testing.T) {
 	}
 	if strings.Contains(scr, `"type"`) {
 		t.Fatalf("--raw printed the journal on a terminal:\n%s", scr)
+	}
+}
+
+// stateJSON is what rewind state --at pos prints for s.
+func stateJSON(t *testing.T, s *app.Session, pos int) string {
+	t.Helper()
+	obj, err := s.R.StreamJSON(pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := writeJSON(&b, obj); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// rewind state --at N of a large journal reads the journal only as far as
+// event N, and prints the state that reading it whole gives; past the end,
+// it reads it whole and says how many events it has.
+func TestStateAtReadsThroughPositionOnly(t *testing.T) {
+	path := bigJournal(t, 3*foldPrefix)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := app.OpenPath(path, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	n := whole.R.Events()
+	g := &globalFlags{stderr: io.Discard}
+	const step = 128 << 10
+	for _, at := range []int{0, 10, n / 2, n} {
+		s, err := g.openThrough(path, at, step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos, err := resolveAt(s, at)
+		if err != nil {
+			t.Fatalf("--at %d: %v", at, err)
+		}
+		if got, want := stateJSON(t, s, pos), stateJSON(t, whole, at); got != want {
+			t.Errorf("--at %d: the state differs from the whole journal's:\n%.400s\nwant\n%.400s", at, got, want)
+		}
+		ev := whole.J.Index.Records().Event(max(at, 1))
+		if read := s.J.Index.Consumed(); at < n && read > max(foldPrefix, ev.Off+ev.Len+1+step) {
+			t.Errorf("--at %d: %d of %d bytes indexed, want at most a step past event %d's end (%d)", at, read, st.Size(), at, ev.Off+ev.Len+1)
+		}
+		s.Close()
+	}
+	s, err := g.openThrough(path, n+1, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := resolveAt(s, n+1); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("the journal has %d events", n)) {
+		t.Errorf("--at %d, one past the end: %v, want the number of events (%d)", n+1, err, n)
 	}
 }

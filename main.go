@@ -316,6 +316,36 @@ func (g *globalFlags) openLast(path string) (*app.Session, error) {
 	return s, nil
 }
 
+// openThrough opens path for a one-shot command that wants the state after
+// event at (at >= 0): it indexes the journal only until event at is
+// indexed, step bytes (eventsStep) at a time after its first MiB, so that
+// rewind state --at 1000 of a large journal reads its start only. A
+// journal of fewer events is read whole, for resolveAt to say how many it
+// has.
+func (g *globalFlags) openThrough(path string, at int, step int64) (*app.Session, error) {
+	s, err := g.openPrefix(path, foldPrefix)
+	if err != nil {
+		return nil, err
+	}
+	err = g.withProgress(s, func() error {
+		st, err := s.J.File().Stat()
+		for size := s.J.Size(); err == nil && size < st.Size(); {
+			if _, evs := s.J.Index.Counts(); evs >= at {
+				break
+			}
+			size = min(st.Size(), size+step)
+			_, err = s.J.UpdateTo(size)
+		}
+		return err
+	})
+	if err != nil {
+		s.Close()
+		return nil, usageErr("%s", describeOpenError(path, err))
+	}
+	s.Redetect()
+	return s, nil
+}
+
 // foldPrefix is how much of the journal openLast indexes before it starts
 // folding: enough to detect the format.
 const foldPrefix = 1 << 20
