@@ -304,45 +304,25 @@ func (g *globalFlags) withLine(s *app.Session, text func(size int64) func(time.D
 // the last event: it folds while it indexes (app.FoldWhileIndexing), which
 // on two cores takes about as long as indexing alone.
 func (g *globalFlags) openLast(path string) (*app.Session, error) {
-	s, err := g.openPrefix(path, foldPrefix)
-	if err != nil {
-		return nil, err
-	}
-	s.R.OneShot()
-	if err := g.withProgress(s, s.FoldWhileIndexing); err != nil {
-		s.Close()
-		return nil, usageErr("%s", describeOpenError(path, err))
-	}
-	return s, nil
+	return g.openThrough(path, -1, 0)
 }
 
-// openThrough opens path for a one-shot command that wants the state after
-// event at (at >= 0): it indexes the journal only until event at is
-// indexed, step bytes (eventsStep) at a time after its first MiB, so that
-// rewind state --at 1000 of a large journal reads its start only. A
-// journal of fewer events is read whole, for resolveAt to say how many it
-// has.
+// openThrough is openLast for the state after event at (at >= 0), which
+// is then the replay's tip: the journal is indexed and folded only until
+// event at, step bytes (eventsStep) at a time after its first MiB
+// (app.FoldWhileIndexingThrough), so that rewind state --at 1000 of a
+// large journal reads its start only. A journal of fewer events is read
+// whole, for resolveAt to say how many it has.
 func (g *globalFlags) openThrough(path string, at int, step int64) (*app.Session, error) {
 	s, err := g.openPrefix(path, foldPrefix)
 	if err != nil {
 		return nil, err
 	}
-	err = g.withProgress(s, func() error {
-		st, err := s.J.File().Stat()
-		for size := s.J.Size(); err == nil && size < st.Size(); {
-			if _, evs := s.J.Index.Counts(); evs >= at {
-				break
-			}
-			size = min(st.Size(), size+step)
-			_, err = s.J.UpdateTo(size)
-		}
-		return err
-	})
-	if err != nil {
+	s.R.OneShot()
+	if err := g.withProgress(s, func() error { return s.FoldWhileIndexingThrough(at, step) }); err != nil {
 		s.Close()
 		return nil, usageErr("%s", describeOpenError(path, err))
 	}
-	s.Redetect()
 	return s, nil
 }
 

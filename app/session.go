@@ -165,21 +165,41 @@ func (s *Session) Adopt(j *journal.Journal) {
 // so that only the state after the last event is to be asked for. It must
 // not run concurrently with other uses of s; an error is the file's (it
 // could not be read).
-func (s *Session) FoldWhileIndexing() error {
+func (s *Session) FoldWhileIndexing() error { return s.FoldWhileIndexingThrough(-1, 0) }
+
+// FoldWhileIndexingThrough is FoldWhileIndexing up to the event at
+// position pos only (pos < 0: the last), for the state after it (rewind
+// state --at): the journal is indexed step bytes at a time (step <= 0: the
+// rest of it at once), and the reading stops within a step of event pos.
+// A journal of fewer than pos events is read whole. Afterwards the state
+// after pos (or after the last event, when there are fewer) is the
+// replay's tip.
+func (s *Session) FoldWhileIndexingThrough(pos int, step int64) error {
 	st, err := s.J.File().Stat()
 	if err != nil {
 		return err
 	}
-	if s.Tentative {
-		// The prefix held no event to detect the format from.
-		if _, err := s.J.UpdateTo(st.Size()); err != nil {
-			return err
-		}
-		s.Redetect()
-		_, err := s.R.StateAt(s.R.Events())
-		return err
+	through := pos
+	if through < 0 {
+		through = int(^uint(0) >> 1)
 	}
-	if _, err := s.R.StateAt(s.R.Events()); err != nil {
+	if step <= 0 {
+		step = st.Size()
+	}
+	if s.Tentative {
+		// The prefix held no event to detect the format from: index on
+		// until one is, then fold with the format detected.
+		for at := s.J.Size(); s.R.Events() == 0 && at < st.Size(); {
+			at = min(st.Size(), at+step)
+			if _, err := s.J.UpdateTo(at); err != nil {
+				return err
+			}
+		}
+		if oneShot := s.R.IsOneShot(); s.Redetect() && oneShot {
+			s.R.OneShot()
+		}
+	}
+	if _, err := s.R.StateAt(min(through, s.R.Events())); err != nil || s.R.Events() >= through {
 		return err
 	}
 	defer s.J.Index.LimitWorkers(0)
@@ -200,27 +220,38 @@ func (s *Session) FoldWhileIndexing() error {
 	if drop {
 		s.J.Index.DropRecords()
 	}
-	_, err = s.J.UpdateEachPreparedEnds(st.Size(), prepare, func(ev model.Event, prep any, i int) error {
+	fold := func(ev model.Event, prep any, i int) error {
+		if ev.Pos > through {
+			return errThrough
+		}
 		if !s.R.FollowPrepared(p, ev, prep, i) {
 			return errBehind
 		}
 		return nil
-	})
+	}
+	for at := s.J.Size(); err == nil && at < st.Size(); {
+		at = min(st.Size(), at+step)
+		_, err = s.J.UpdateEachPreparedEnds(at, prepare, fold)
+	}
 	switch {
-	case errors.Is(err, errBehind) && drop:
+	case errors.Is(err, errThrough):
+	case errors.Is(err, errBehind):
 		// The replay moved while it followed (nothing in a one-shot
-		// command does that): index the journal again, keeping the
-		// records, for StateAt to read what Follow did not fold.
-		s.J.Index.Reset()
+		// command does that): index the rest of the journal, again and
+		// keeping the records if they were dropped, for StateAt to read
+		// what Follow did not fold.
+		if drop {
+			s.J.Index.Reset()
+		}
 		if _, err := s.J.UpdateTo(st.Size()); err != nil {
 			return err
 		}
-	case err != nil && !errors.Is(err, errBehind):
+	case err != nil:
 		return err
 	}
 	// Whatever Follow did not fold (nothing, unless the replay was used
 	// before), StateAt reads back.
-	_, err = s.R.StateAt(s.R.Events())
+	_, err = s.R.StateAt(min(through, s.R.Events()))
 	return err
 }
 
@@ -259,6 +290,9 @@ var errStop = errors.New("stop")
 // two CPUs, one each for the fold and the classifying (1 GB Durable
 // Stream, rewind state: 1.30 s with one worker, 1.35 s with two).
 const foldWorkers = 1
+
+// errThrough stops FoldWhileIndexingThrough's fold after its last event.
+var errThrough = errors.New("folded through the position asked for")
 
 // errBehind stops FoldWhileIndexing's fold when the replay's last state is
 // not right before the event indexed.

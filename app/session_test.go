@@ -86,6 +86,65 @@ func TestFoldWhileIndexingGivesTheLastState(t *testing.T) {
 	}
 }
 
+// rewind state --at N folds while it indexes, up to event N only: the
+// state after N must be what opening the whole journal first gives,
+// whatever the prefix and the step, and the reading stops within a step
+// of event N.
+func TestFoldWhileIndexingThroughAPosition(t *testing.T) {
+	dir := t.TempDir()
+	for _, format := range []string{demo.FormatDurableStream, demo.FormatDeltaEngine, demo.FormatDeltaMind} {
+		var b bytes.Buffer
+		if err := demo.Generate(&b, format, 3000, 11); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, format+".jsonl")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		whole, err := app.OpenPath(path, app.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := func(pos int) string {
+			obj, err := whole.R.JSON(pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, _ := obj.MarshalJSON()
+			return string(j)
+		}
+		step := int64(b.Len() / 20)
+		for _, prefix := range []int64{200, 32 << 10} {
+			for _, pos := range []int{0, 1, 255, 256, 1234, 2999, 3000} {
+				s, err := app.OpenPath(path, app.Options{Prefix: prefix})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.R.OneShot()
+				if err := s.FoldWhileIndexingThrough(pos, step); err != nil {
+					t.Fatal(err)
+				}
+				obj, err := s.R.JSON(pos)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := obj.MarshalJSON(); string(got) != want(pos) {
+					t.Errorf("%s, prefix %d, through %d: the state differs from a whole open:\n got %.300s\nwant %.300s", format, prefix, pos, got, want(pos))
+				}
+				if pos < 3000 {
+					ev := whole.J.Index.Records().Event(max(pos, 1))
+					if read := s.J.Index.Consumed(); read > max(prefix, ev.Off+ev.Len+1+step) {
+						t.Errorf("%s, prefix %d, through %d: %d of %d bytes indexed, want at most a step past the event's end (%d)",
+							format, prefix, pos, read, b.Len(), ev.Off+ev.Len+1)
+					}
+				}
+				s.Close()
+			}
+		}
+		whole.Close()
+	}
+}
+
 // A journal whose first line is longer than the prefix holds no event
 // when folding starts: the format is detected once the rest is indexed.
 func TestFoldWhileIndexingDetectsPastThePrefix(t *testing.T) {
