@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/render"
 	"github.com/rewind-tui/rewind/statediff"
 )
@@ -23,7 +24,22 @@ diffed by line, then the unified diff of each Markdown projection that changed.
 --json prints {"from","to","changes":[{"path","op","old","new"}],"projection":[{"doc","diff"}]}.`,
 		Args: exactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := g.open(args[0])
+			// The journal is read only as far as the later position, when
+			// both are numbers.
+			through := 0
+			for _, a := range args[1:] {
+				n, err := strconv.Atoi(a)
+				if err != nil || n < 0 {
+					through = -1
+					break
+				}
+				through = max(through, n)
+			}
+			open := g.open
+			if through >= 0 {
+				open = func(path string) (*app.Session, error) { return g.openIndexedThrough(path, through, eventsStep) }
+			}
+			s, err := open(args[0])
 			if err != nil {
 				return err
 			}

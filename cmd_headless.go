@@ -21,14 +21,16 @@ import (
 	"github.com/rewind-tui/rewind/render"
 )
 
-// atFlag resolves --at: -1 (unset) means the last event.
+// resolveAt resolves a position (--at, diff's A and B): -1 (unset) means
+// the last event; past the last event, it is a usage error that says how
+// many events the journal has.
 func resolveAt(s *app.Session, at int) (int, error) {
 	n := s.R.Events()
 	if at < 0 {
 		return n, nil
 	}
 	if at > n {
-		return 0, usageErr("%s: --at %d is past the end: the journal has %d events", s.J.Path, at, n)
+		return 0, usageErr("%s: position %d is past the end: the journal has %d events", s.J.Path, at, n)
 	}
 	return at, nil
 }

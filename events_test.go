@@ -273,3 +273,31 @@ func TestStateAtReadsThroughPositionOnly(t *testing.T) {
 		t.Errorf("--at %d, one past the end: %v, want the number of events (%d)", n+1, err, n)
 	}
 }
+
+// rewind diff A B reads the journal only as far as the later position,
+// and the states it compares are those of the whole journal.
+func TestDiffReadsThroughLaterPositionOnly(t *testing.T) {
+	path := bigJournal(t, 3*foldPrefix)
+	whole, err := app.OpenPath(path, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close()
+	n := whole.R.Events()
+	a, b := n/3, n/2
+	const step = 128 << 10
+	s, err := (&globalFlags{stderr: io.Discard}).openIndexedThrough(path, b, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, pos := range []int{a, b} {
+		if got, want := stateJSON(t, s, pos), stateJSON(t, whole, pos); got != want {
+			t.Errorf("state at %d differs from the whole journal's:\n%.400s\nwant\n%.400s", pos, got, want)
+		}
+	}
+	ev := whole.J.Index.Records().Event(b)
+	if read := s.J.Index.Consumed(); read > ev.Off+ev.Len+1+step {
+		t.Errorf("%d bytes indexed, want at most a step past event %d's end (%d)", read, b, ev.Off+ev.Len+1)
+	}
+}

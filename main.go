@@ -326,6 +326,35 @@ func (g *globalFlags) openThrough(path string, at int, step int64) (*app.Session
 	return s, nil
 }
 
+// openIndexedThrough is open for a command that reads the journal by
+// position up to event at (at >= 0) only (rewind diff A B): it indexes
+// the journal until event at is indexed, step bytes (eventsStep) at a
+// time after its first MiB, and no further. A journal of fewer events is
+// read whole, for resolveAt to say how many it has.
+func (g *globalFlags) openIndexedThrough(path string, at int, step int64) (*app.Session, error) {
+	s, err := g.openPrefix(path, foldPrefix)
+	if err != nil {
+		return nil, err
+	}
+	err = g.withProgress(s, func() error {
+		st, err := s.J.File().Stat()
+		for size := s.J.Size(); err == nil && size < st.Size(); {
+			if _, evs := s.J.Index.Counts(); evs >= at {
+				break
+			}
+			size = min(st.Size(), size+step)
+			_, err = s.J.UpdateTo(size)
+		}
+		return err
+	})
+	if err != nil {
+		s.Close()
+		return nil, usageErr("%s", describeOpenError(path, err))
+	}
+	s.Redetect()
+	return s, nil
+}
+
 // foldPrefix is how much of the journal openLast indexes before it starts
 // folding: enough to detect the format.
 const foldPrefix = 1 << 20
