@@ -103,3 +103,76 @@ func TestTailCommand(t *testing.T) {
 		t.Error("rewind tail did not stop on SIGINT")
 	}
 }
+
+// A journal rewritten with another history (a first event changed) is
+// printed again from its start, with a notice; one rewritten with the
+// same history and more events prints only the new ones.
+func TestTailRewriteWithAnotherHistory(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "durable_stream.jsonl")
+	ev := func(n, v string) string {
+		return `{"type":"t","id":"` + n + `","v":"` + v + `","timestamp":1795300146798}` + "\n"
+	}
+	replace := func(s string) {
+		t.Helper()
+		tmp := filepath.Join(dir, "tmp")
+		if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(p, []byte(ev("1", "a")+ev("2", "a")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(rewindBin(t), "tail", p, "--from", "1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	expect := func(want ...string) {
+		t.Helper()
+		for _, w := range want {
+			select {
+			case l := <-lines:
+				if !strings.Contains(l, w) {
+					t.Fatalf("got %s, want %s (stderr: %s)", l, w, stderr.String())
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s never printed (stderr: %s)", w, stderr.String())
+			}
+		}
+	}
+	expect(`"id":"1","v":"a"`, `"id":"2","v":"a"`)
+	replace(ev("1", "a") + ev("2", "a") + ev("3", "a"))
+	expect(`"id":"3","v":"a"`)
+	replace(ev("1", "b") + ev("2", "a") + ev("3", "a"))
+	expect(`"id":"1","v":"b"`, `"id":"2","v":"a"`, `"id":"3","v":"a"`)
+	// stderr is copied from its pipe apart from stdout: wait for it.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "history changed"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no notice that the history changed: %q", stderr.String())
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case l := <-lines:
+		t.Fatalf("printed more than the new file once: %s", l)
+	default:
+	}
+}
