@@ -293,7 +293,8 @@ var errEventsDone = errors.New("rewind: the events asked for are printed")
 // read once), so that the first events come before a large journal is
 // read whole, and the reading stops within a step of the last event asked
 // for. typ returns the event's type, as the index read it. It stops at the
-// first error fn returns, and returns it.
+// first error fn returns, and returns it; it returns journal.Shrunk's error
+// when the file was cut while it read it.
 func eachStreamed(s *app.Session, size, step int64, from, to int, fn func(ev model.Event, typ func() string) error) error {
 	from = max(from, 1)
 	if to <= 0 {
@@ -324,6 +325,9 @@ func eachStreamed(s *app.Session, size, step int64, from, to int, fn func(ev mod
 	}
 	if errors.Is(err, errEventsDone) {
 		return nil
+	}
+	if err == nil {
+		err = s.J.Shrunk(size)
 	}
 	return err
 }

@@ -301,3 +301,34 @@ func TestDiffReadsThroughLaterPositionOnly(t *testing.T) {
 		t.Errorf("%d bytes indexed, want at most a step past event %d's end (%d)", read, b, ev.Off+ev.Len+1)
 	}
 }
+
+// A journal cut while rewind events reads it: the events read are
+// printed, and the command says the journal shrank instead of ending as
+// if it had read it all.
+func TestEventsJournalCutWhileRead(t *testing.T) {
+	path := bigJournal(t, 3*foldPrefix)
+	s, err := app.OpenPath(path, app.Options{Prefix: foldPrefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := false
+	printed := 0
+	err = eachStreamed(s, st.Size(), 128<<10, 1, 0, func(ev model.Event, _ func() string) error {
+		printed++
+		if !cut && ev.Off > 2*foldPrefix {
+			cut = true
+			if err := os.Truncate(path, foldPrefix); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "shrank") {
+		t.Fatalf("after %d events, the journal cut to %d bytes: %v, want an error that says it shrank", printed, foldPrefix, err)
+	}
+}

@@ -173,7 +173,8 @@ func (s *Session) FoldWhileIndexing() error { return s.FoldWhileIndexingThrough(
 // rest of it at once), and the reading stops within a step of event pos.
 // A journal of fewer than pos events is read whole. Afterwards the state
 // after pos (or after the last event, when there are fewer) is the
-// replay's tip.
+// replay's tip. A file cut while it is read up to pos is an error
+// (journal.Journal.Shrunk).
 func (s *Session) FoldWhileIndexingThrough(pos int, step int64) error {
 	st, err := s.J.File().Stat()
 	if err != nil {
@@ -235,6 +236,10 @@ func (s *Session) FoldWhileIndexingThrough(pos int, step int64) error {
 	}
 	switch {
 	case errors.Is(err, errThrough):
+	case err == nil:
+		if err := s.J.Shrunk(max(st.Size(), s.J.Size())); err != nil {
+			return err
+		}
 	case errors.Is(err, errBehind):
 		// The replay moved while it followed (nothing in a one-shot
 		// command does that): index the rest of the journal, again and

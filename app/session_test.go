@@ -145,6 +145,36 @@ func TestFoldWhileIndexingThroughAPosition(t *testing.T) {
 	}
 }
 
+// A journal cut after rewind state began to read it is an error, not the
+// state of what was left of it.
+func TestFoldWhileIndexingJournalCut(t *testing.T) {
+	var b bytes.Buffer
+	if err := demo.Generate(&b, demo.FormatDurableStream, 2000, 5); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "durable_stream.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := app.OpenPath(path, app.Options{Prefix: 32 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.R.OneShot()
+	// The prefix's events are folded before the cut (as the fold does
+	// first), so what finds the cut is the reading of the rest.
+	if _, err := s.R.StateAt(s.R.Events()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 10<<10); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FoldWhileIndexingThrough(-1, 0); err == nil || !strings.Contains(err.Error(), "shrank") {
+		t.Fatalf("the journal cut to 10 KiB after 32 KiB were read: %v, want an error that says it shrank", err)
+	}
+}
+
 // A journal whose first line is longer than the prefix holds no event
 // when folding starts: the format is detected once the rest is indexed.
 func TestFoldWhileIndexingDetectsPastThePrefix(t *testing.T) {

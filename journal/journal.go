@@ -101,6 +101,20 @@ func OpenPrefix(path string, maxRecord, n int64) (*Journal, error) {
 	return j, nil
 }
 
+// Shrunk returns an error when the file is now shorter than size bytes,
+// which it was when it was read up to there: it was truncated, or
+// rewritten in place, while it was read, so what was read is not all that
+// it holds, nor maybe what it holds now. It returns nil otherwise, and
+// when the file cannot be stat'ed (the read said so already).
+func (j *Journal) Shrunk(size int64) error {
+	st, err := j.f.Stat()
+	if err != nil || st.Size() >= size {
+		return nil
+	}
+	return fmt.Errorf("the journal shrank from %s to %s while it was read (truncated, or rewritten in place): read it again",
+		HumanBytes(size), HumanBytes(st.Size()))
+}
+
 // Close closes the file.
 func (j *Journal) Close() error { return j.f.Close() }
 
