@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,36 +31,11 @@ func TestTailCommand(t *testing.T) {
 	}
 	write("durable_stream.jsonl", ev("1")+ev("2"), os.O_CREATE|os.O_TRUNC)
 
-	cmd := exec.Command(rewindBin(t), "tail", p, "--from", "2")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	r := startTail(t, p, "--from", "2")
 	expect := func(ids ...string) {
 		t.Helper()
 		for _, id := range ids {
-			select {
-			case l := <-lines:
-				if !strings.Contains(l, `"id":"`+id+`"`) {
-					t.Fatalf("got %s, want event %s (stderr: %s)", l, id, stderr.String())
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatalf("event %s never printed (stderr: %s)", id, stderr.String())
-			}
+			r.expect(`"id":"` + id + `"`)
 		}
 	}
 	expect("2")
@@ -86,14 +60,10 @@ func TestTailCommand(t *testing.T) {
 	write("durable_stream.jsonl", ev("5"), os.O_CREATE|os.O_EXCL)
 	expect("5")
 	time.Sleep(500 * time.Millisecond)
-	select {
-	case l := <-lines:
-		t.Fatalf("printed more than each event once: %s", l)
-	default:
-	}
-	cmd.Process.Signal(os.Interrupt)
+	r.expectNoMore("each event once")
+	r.cmd.Process.Signal(os.Interrupt)
 	done := make(chan error)
-	go func() { io.Copy(io.Discard, out); done <- cmd.Wait() }()
+	go func() { done <- r.cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -126,53 +96,74 @@ func TestTailRewriteWithAnotherHistory(t *testing.T) {
 	if err := os.WriteFile(p, []byte(ev("1", "a")+ev("2", "a")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(rewindBin(t), "tail", p, "--from", "1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	expect := func(want ...string) {
-		t.Helper()
-		for _, w := range want {
-			select {
-			case l := <-lines:
-				if !strings.Contains(l, w) {
-					t.Fatalf("got %s, want %s (stderr: %s)", l, w, stderr.String())
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatalf("%s never printed (stderr: %s)", w, stderr.String())
-			}
-		}
-	}
-	expect(`"id":"1","v":"a"`, `"id":"2","v":"a"`)
+	r := startTail(t, p, "--from", "1")
+	r.expect(`"id":"1","v":"a"`, `"id":"2","v":"a"`)
 	replace(ev("1", "a") + ev("2", "a") + ev("3", "a"))
-	expect(`"id":"3","v":"a"`)
+	r.expect(`"id":"3","v":"a"`)
 	replace(ev("1", "b") + ev("2", "a") + ev("3", "a"))
-	expect(`"id":"1","v":"b"`, `"id":"2","v":"a"`, `"id":"3","v":"a"`)
+	r.expect(`"id":"1","v":"b"`, `"id":"2","v":"a"`, `"id":"3","v":"a"`)
 	// stderr is copied from its pipe apart from stdout: wait for it.
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), "history changed"); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(r.stderr.String(), "history changed"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no notice that the history changed: %q", stderr.String())
+			t.Fatalf("no notice that the history changed: %q", r.stderr.String())
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
+	r.expectNoMore("the new file once")
+}
+
+// tailRun is rewind tail running, its stdout read line by line.
+type tailRun struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	lines  chan string
+	stderr syncBuffer
+}
+
+// startTail starts rewind tail args; the test's cleanup kills it.
+func startTail(t *testing.T, args ...string) *tailRun {
+	t.Helper()
+	r := &tailRun{t: t, cmd: exec.Command(rewindBin(t), append([]string{"tail"}, args...)...), lines: make(chan string, 100)}
+	out, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cmd.Stderr = &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.cmd.Process.Kill() })
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			r.lines <- sc.Text()
+		}
+		close(r.lines)
+	}()
+	return r
+}
+
+// expect waits for the next lines, one holding each of want in turn.
+func (r *tailRun) expect(want ...string) {
+	r.t.Helper()
+	for _, w := range want {
+		select {
+		case l := <-r.lines:
+			if !strings.Contains(l, w) {
+				r.t.Fatalf("got %s, want %s (stderr: %s)", l, w, r.stderr.String())
+			}
+		case <-time.After(5 * time.Second):
+			r.t.Fatalf("%s never printed (stderr: %s)", w, r.stderr.String())
+		}
+	}
+}
+
+// expectNoMore fails when a line is waiting: what printed more than once.
+func (r *tailRun) expectNoMore(what string) {
+	r.t.Helper()
 	select {
-	case l := <-lines:
-		t.Fatalf("printed more than the new file once: %s", l)
+	case l := <-r.lines:
+		r.t.Fatalf("printed more than %s: %s", what, l)
 	default:
 	}
 }
