@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,7 +44,14 @@ cannot be read. --json prints the report as indented JSON instead.`,
 				return err
 			}
 			defer s.Close()
-			rep, err := verify.Check(s)
+			var rep verify.Report
+			var checked atomic.Int64
+			err = g.withLine(s, func(int64) func(time.Duration) string {
+				return checkingLine(s.J.Path, s.R.Events(), checked.Load)
+			}, func() (err error) {
+				rep, err = verify.CheckProgress(s, &checked)
+				return err
+			})
 			if err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
 			}

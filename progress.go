@@ -103,6 +103,22 @@ func readingLine(path string, total int64, done func() (int64, int)) func(time.D
 	}
 }
 
+// checkingLine is the text of the progress of checking the events of path
+// (total of them, rewind verify): done gives the position of the last event
+// checked.
+func checkingLine(path string, total int, done func() int64) func(time.Duration) string {
+	name := render.Line(filepath.Base(path))
+	return func(elapsed time.Duration) string {
+		n := done()
+		pct := 0
+		if total > 0 {
+			pct = int(n * 100 / int64(total))
+		}
+		rate := float64(n) / max(elapsed.Seconds(), 1e-3)
+		return fmt.Sprintf("rewind: checking %s  %d of %d events (%d%%)  %.0f events/s", name, n, total, pct, rate)
+	}
+}
+
 // writingLine is the text of the progress of writing the state of path:
 // written gives the bytes written so far.
 func writingLine(path string, written func() int64) func(time.Duration) string {

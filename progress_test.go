@@ -126,3 +126,17 @@ func TestProgressBlame(t *testing.T) {
 		t.Errorf("a journal's key reached the terminal raw: %q", out)
 	}
 }
+
+// Checking a large journal (rewind verify) says how many of its events are
+// checked, with the file's name made safe.
+func TestCheckingLine(t *testing.T) {
+	line := checkingLine("/runs/evil\x1b]0;pwned\x07.jsonl", 4000, func() int64 { return 1000 })(2 * time.Second)
+	for _, want := range []string{"rewind: checking evil", "1000 of 4000 events (25%)", "500 events/s"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("progress line %q lacks %q", line, want)
+		}
+	}
+	if strings.Contains(line, "\x1b]") || strings.Contains(line, "\x07") {
+		t.Errorf("the file name's terminal controls were written raw: %q", line)
+	}
+}

@@ -173,6 +173,9 @@ func (c *checker) events() error {
 		// The event's record, from what Each gives (no search).
 		rec := journal.Record{Off: ev.Off, Len: int64(len(ev.Raw)), Line: int32(ev.Line), Pos: int32(ev.Pos)}
 		r := &rec
+		if c.checked != nil && (ev.Pos&1023 == 0 || ev.Pos == recs.Events()) {
+			c.checked.Store(int64(ev.Pos))
+		}
 		if !sc.scan(ev.Raw, &t) {
 			return nil
 		}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -121,8 +122,13 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 // appended since are not looked at) and returns what it found. It reads the
 // journal's events once, sequentially; it writes nothing. An I/O error while
 // reading events is returned with the report of what was checked before it.
-func Check(s *app.Session) (Report, error) {
-	c := checker{s: s}
+func Check(s *app.Session) (Report, error) { return CheckProgress(s, nil) }
+
+// CheckProgress is Check telling how far it is: when checked is not nil,
+// it holds the position of the last event checked (every 1024 events, and
+// the last), for another goroutine to show.
+func CheckProgress(s *app.Session, checked *atomic.Int64) (Report, error) {
+	c := checker{s: s, checked: checked}
 	c.rep = Report{
 		Path:     s.J.Path,
 		Format:   s.F.Name(),
@@ -154,6 +160,8 @@ type checker struct {
 	rep Report
 	// formAt is the index in rep.Problems of the form problem, or -1.
 	formAt int
+	// checked, when not nil, is the position of the last event checked.
+	checked *atomic.Int64
 }
 
 func (c *checker) add(p Problem) { c.rep.Problems = append(c.rep.Problems, p) }

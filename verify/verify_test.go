@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rewind-tui/rewind/app"
@@ -31,6 +32,41 @@ func check(t *testing.T, path string, o app.Options) Report {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// CheckProgress says how far it is: at the end, the position of the
+// journal's last event, with what Check reports.
+func TestCheckProgressCountsTheEvents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	var b strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&b, "{\"type\":\"step\",\"seq\":%d}\n", i)
+		if i == 2000 {
+			b.WriteString("{not json\n")
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := app.OpenPath(path, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var checked atomic.Int64
+	rep, err := CheckProgress(s, &checked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := checked.Load(); got != 3000 {
+		t.Errorf("checked %d events at the end, want 3000", got)
+	}
+	if want := kindsOf(check(t, path, app.Options{})); !reflect.DeepEqual(kindsOf(rep), want) {
+		t.Errorf("CheckProgress found %v, Check %v", kindsOf(rep), want)
+	}
+	if len(rep.Problems) == 0 {
+		t.Errorf("the bad line was not reported")
+	}
 }
 
 func kindsOf(rep Report) []at {
