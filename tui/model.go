@@ -116,7 +116,10 @@ type Model struct {
 	pending                []model.Pending
 	// indexing is the progress of a backlog being indexed in the
 	// background, nil when the index is complete; bar draws it.
-	indexing  *tail.Progress
+	indexing *tail.Progress
+	// jumpTo is a position asked for with ':' that was not indexed yet:
+	// the cursor goes there once it is (0: none). Any key forgets it.
+	jumpTo    int
 	bar       progress.Model
 	secs      *sectionRenderer // the projection pane's renderer
 	status    string
@@ -699,7 +702,34 @@ func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
 			m.newCount += msg.added
 		}
 	}
+	if n := m.jumpTo; n > 0 && (m.tl.recs.Events() >= n || !m.moreToIndex()) {
+		m.jumpTo = 0
+		if !m.tl.selectEvent(n) {
+			m.setStatus(fmt.Sprintf("no position %d: positions run from 1 to %d", n, m.tl.recs.Events()), true)
+		} else {
+			m.setStatus(fmt.Sprintf("at position %d", n), false)
+			cmds = append(cmds, m.moved())
+		}
+	}
 	return m, tea.Batch(cmds...)
+}
+
+// moreToIndex reports whether the journal holds bytes the index has not
+// read yet: a backlog indexed in the background, or one whose indexing
+// has not begun (the first screen shows a prefix).
+func (m *Model) moreToIndex() bool {
+	if m.indexing != nil {
+		return true
+	}
+	st, err := m.sess.J.File().Stat()
+	if err != nil {
+		return false
+	}
+	read := m.sess.J.Index.Consumed()
+	if r, ok := m.sess.J.Index.Incomplete(); ok {
+		read = r.Off + r.Len
+	}
+	return st.Size() > read
 }
 
 func (m *Model) setStatus(s string, bad bool) {
@@ -718,6 +748,7 @@ func (m *Model) moved() tea.Cmd {
 func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	m.keySeq++
 	m.status, m.statusBad = "", false
+	m.jumpTo = 0
 	g := m.keys.Global
 	if m.dialog != nil {
 		return m.dialogKey(msg)
@@ -881,6 +912,12 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		if p.kind == ':' {
 			n, err := strconv.Atoi(val)
+			if err == nil && n > m.tl.recs.Events() && m.moreToIndex() {
+				// Still indexing: go there once it is indexed.
+				m.jumpTo, m.follow = n, false
+				m.setStatus(fmt.Sprintf("position %d is not indexed yet: going there when it is", n), false)
+				return m, nil
+			}
 			if err != nil || !m.tl.selectEvent(n) {
 				m.setStatus(fmt.Sprintf("no position %s: positions run from 1 to %d", render.Line(val), m.tl.recs.Events()), true)
 				return m, nil
@@ -1040,10 +1077,20 @@ func (m Model) statusLine() string {
 		return m.st.Dim.Render(render.Truncate("Pick a run: ↑/↓ and enter; q quits", m.w))
 	}
 	var parts []string
-	if p := m.indexing; p != nil {
+	if p := m.indexing; p != nil && m.status != "" {
+		// The answer to the last key comes first: the bar gives way.
+		parts = append(parts, m.st.StatusInfo.Render("indexing ")+fmt.Sprintf("%d%%", int(100*p.Done/max(p.Total, 1))))
+	} else if p != nil {
 		parts = append(parts, m.indexingStatus(p))
 	}
 	parts = append(parts, fmt.Sprintf("%d/%d", m.tl.pos(), m.tl.recs.Events()))
+	if m.status != "" {
+		s := m.st.StatusInfo
+		if m.statusBad {
+			s = m.st.StatusErr
+		}
+		parts = append(parts, s.Render(render.Line(m.status)))
+	}
 	if m.follow && m.indexing != nil {
 		// The cursor stays while a backlog is indexed (the user scrubs
 		// what is indexed) and goes to the last event at its end.
@@ -1064,13 +1111,7 @@ func (m Model) statusLine() string {
 		parts = append(parts, m.st.Dim.Render("0 pending"))
 	}
 	parts = append(parts, m.travelStatus()...)
-	if m.status != "" {
-		s := m.st.StatusInfo
-		if m.statusBad {
-			s = m.st.StatusErr
-		}
-		parts = append(parts, s.Render(render.Line(m.status)))
-	} else if m.notice != "" {
+	if m.status == "" && m.notice != "" {
 		parts = append(parts, m.st.StatusWarn.Render(render.Line(m.notice)))
 	}
 	return render.Truncate(strings.Join(parts, "  "), m.w)

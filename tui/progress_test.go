@@ -72,6 +72,62 @@ func TestIndexingInBackground(t *testing.T) {
 	w.quit(t)
 }
 
+// ':' to a position not indexed yet, before or while a backlog is indexed:
+// the cursor goes there once it is, and to a position past the end the
+// user hears so when indexing is done.
+func TestJumpToPositionNotIndexedYet(t *testing.T) {
+	data, err := os.ReadFile(streamFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "durable_stream.jsonl")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(len(data))
+	j, err := journal.OpenPrefix(p, 0, size/4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := j.Index.Counts()
+	target := journal.Target{Journal: p}
+	sess, err := app.FromJournal(target, j, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	ups := make(chan tail.Update, 4)
+	m := New(target, sess, Options{Dark: true, Keys: keymap.Default(), Poll: time.Hour, As: "tester",
+		Now: func() time.Time { return fixedNow }, Updates: ups})
+	w := start(t, m, 160, 40)
+	w.waitFor(t, fmt.Sprintf("%d/%d", first, first), "State after #")
+	grow := func(to int64) int {
+		t.Helper()
+		added, _ := j.UpdateTo(to)
+		_, evs := j.Index.Counts()
+		ups <- tail.Update{Kind: tail.Appended, J: j, Added: added,
+			Progress: &tail.Progress{Done: to, Total: size, Events: evs, Elapsed: 100 * time.Millisecond}}
+		return evs
+	}
+	// Before the background indexing has said anything (the first screen
+	// shows a prefix): the file is larger than what is indexed.
+	want := first + 3
+	w.keys(append(append([]string{":"}, strings.Split(fmt.Sprint(want), "")...), "enter")...)
+	w.waitFor(t, fmt.Sprintf("position %d is not indexed yet", want))
+	all := grow(size * 3 / 4)
+	if all < want {
+		t.Fatalf("the fixture is too small: %d events at 3/4, want more than %d", all, want)
+	}
+	w.waitFor(t, fmt.Sprintf("%d/%d", want, all), fmt.Sprintf("State after #%d", want), fmt.Sprintf("at position %d", want))
+
+	// Past the end: said once indexing is done, and the cursor stays.
+	w.keys(":", "9", "9", "9", "9", "9", "9", "enter")
+	w.waitFor(t, "position 999999 is not indexed yet")
+	all = grow(size)
+	w.waitFor(t, fmt.Sprintf("no position 999999: positions run from 1 to %d", all), fmt.Sprintf("State after #%d", want))
+	w.quit(t)
+}
+
 // FirstFrame (the follower's Resume: the rest of a large journal is indexed
 // once the first screen is up) is called once, after the first state is
 // on screen, and not again as the user moves.
