@@ -925,7 +925,11 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, m.moved()
 		}
 		if !m.tl.findKey(val) {
-			m.setStatus(fmt.Sprintf("no event with seq or id %s", render.Line(val)), true)
+			msg := fmt.Sprintf("no event with seq or id %s", render.Line(val))
+			if m.moreToIndex() {
+				msg += fmt.Sprintf(" in the %d indexed so far", m.tl.recs.Events())
+			}
+			m.setStatus(msg, true)
 			return m, nil
 		}
 		return m, m.moved()

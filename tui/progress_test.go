@@ -119,6 +119,9 @@ func TestJumpToPositionNotIndexedYet(t *testing.T) {
 		t.Fatalf("the fixture is too small: %d events at 3/4, want more than %d", all, want)
 	}
 	w.waitFor(t, fmt.Sprintf("%d/%d", want, all), fmt.Sprintf("State after #%d", want), fmt.Sprintf("at position %d", want))
+	// A seq or id not found says it was looked for among those indexed.
+	w.keys("#", "n", "o", "p", "e", "enter")
+	w.waitFor(t, fmt.Sprintf("no event with seq or id nope in the %d indexed so far", all))
 
 	// Past the end: said once indexing is done, and the cursor stays.
 	w.keys(":", "9", "9", "9", "9", "9", "9", "enter")
