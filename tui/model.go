@@ -10,6 +10,7 @@ package tui
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -684,6 +685,9 @@ func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
 	}
 	if !indexing {
 		m.pending = msg.pending
+		if m.pend != nil && m.pend.unknown != "" {
+			m.pend.items, m.pend.unknown = m.pending, ""
+		}
 	}
 	cmds = append(cmds, m.checkWriting())
 	if msg.added > 0 || msg.reset || (msg.progress != nil && !indexing) {
@@ -817,6 +821,13 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.pend = newPendingList(m.st, m.pending, m.o.Now())
 		if m.target.DeltaDir != "" {
 			return m, m.allRunsPending()
+		}
+		if p := m.indexing; p != nil {
+			// The pending list needs the fold to the end: say so rather
+			// than "nothing is waiting"; it fills in when indexing is done.
+			m.pend.items = nil
+			m.pend.unknown = fmt.Sprintf("The journal is still being indexed (%d%%): what waits for a decision is known once it is.",
+				indexedPct(p))
 		}
 		return m, nil
 	case key.Matches(msg, g.Approve), key.Matches(msg, g.Reject):
@@ -1083,7 +1094,7 @@ func (m Model) statusLine() string {
 	var parts []string
 	if p := m.indexing; p != nil && m.status != "" {
 		// The answer to the last key comes first: the bar gives way.
-		parts = append(parts, m.st.StatusInfo.Render("indexing ")+fmt.Sprintf("%d%%", int(100*p.Done/max(p.Total, 1))))
+		parts = append(parts, m.st.StatusInfo.Render("indexing ")+fmt.Sprintf("%d%%", indexedPct(p)))
 	} else if p != nil {
 		parts = append(parts, m.indexingStatus(p))
 	}
@@ -1119,6 +1130,12 @@ func (m Model) statusLine() string {
 		parts = append(parts, m.st.StatusWarn.Render(render.Line(m.notice)))
 	}
 	return render.Truncate(strings.Join(parts, "  "), m.w)
+}
+
+// indexedPct is how much of a backlog is indexed, in percent, rounded as
+// the progress bar rounds it.
+func indexedPct(p *tail.Progress) int {
+	return int(math.Round(100 * float64(p.Done) / float64(max(p.Total, 1))))
 }
 
 // indexingStatus is the status line's progress bar for a journal indexed

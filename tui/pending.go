@@ -22,6 +22,9 @@ type pendingList struct {
 	runs  []string // for a .delta/ directory: the run directory of each item
 	sel   int
 	now   time.Time
+	// unknown, when not "", says why the items are not known yet (the
+	// journal is still being indexed) instead of "nothing is waiting".
+	unknown string
 }
 
 // allPendingMsg is sent with the pending items of every run of a .delta/
@@ -70,6 +73,12 @@ func (p *pendingList) view(st render.Styles, w, h int) string {
 		inner = w - 4
 	}
 	var b strings.Builder
+	if p.unknown != "" {
+		b.WriteString(st.DialogTitle.Render("Pending decisions") + "\n")
+		b.WriteString(st.Dim.Render("esc: close") + "\n\n")
+		b.WriteString(st.Dim.Render(p.unknown))
+		return st.Dialog.Render(b.String())
+	}
 	b.WriteString(st.DialogTitle.Render(fmt.Sprintf("Pending decisions (%d)", len(p.items))) + "\n")
 	b.WriteString(st.Dim.Render("enter: jump · a: approve/answer · r: reject · esc: close") + "\n\n")
 	if len(p.items) == 0 {

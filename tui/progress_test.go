@@ -60,15 +60,24 @@ func TestIndexingInBackground(t *testing.T) {
 	if !strings.Contains(s, "following once indexed") {
 		t.Fatalf("while indexing, the status line does not say that following waits for the end:\n%s", s)
 	}
+	// p while indexing: the list is not known yet, and it does not claim
+	// that nothing waits; it fills in when indexing is done.
+	w.keys("p")
+	s = w.waitFor(t, "Pending decisions", "still being indexed (50%)")
+	if strings.Contains(s, "Nothing is waiting") {
+		t.Fatalf("while indexing, the pending list says nothing is waiting:\n%s", s)
+	}
 
 	added, _ = j.UpdateTo(size)
 	_, all := j.Index.Counts()
 	ups <- tail.Update{Kind: tail.Appended, J: j, Added: added,
 		Progress: &tail.Progress{Done: size, Total: size, Events: all, Elapsed: 20 * time.Millisecond}}
-	s = w.waitFor(t, fmt.Sprintf("%d/%d", all, all), fmt.Sprintf("State after #%d", all))
+	s = w.waitFor(t, fmt.Sprintf("%d/%d", all, all), "Pending decisions (")
 	if strings.Contains(s, "indexing") {
-		t.Fatalf("the progress bar stayed after indexing finished:\n%s", s)
+		t.Fatalf("the progress bar, or the pending list's note, stayed after indexing finished:\n%s", s)
 	}
+	w.keys("esc")
+	w.waitFor(t, fmt.Sprintf("State after #%d", all))
 	w.quit(t)
 }
 
