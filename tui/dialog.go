@@ -58,7 +58,10 @@ func (m Model) openDialog(approve bool, item *model.Pending) (tea.Model, tea.Cmd
 		}
 	}
 	if item == nil {
-		if len(m.pending) == 0 {
+		if p := m.indexing; p != nil {
+			// What is pending needs the fold to the end.
+			m.setStatus(fmt.Sprintf("what waits for a decision is known once the journal is indexed (%d%%)", indexedPct(p)), false)
+		} else if len(m.pending) == 0 {
 			m.setStatus("nothing is pending in this journal", false)
 		} else {
 			m.setStatus(fmt.Sprintf("the selected event asks nothing: press p to list the %d pending item(s)", len(m.pending)), false)

@@ -60,6 +60,12 @@ func TestIndexingInBackground(t *testing.T) {
 	if !strings.Contains(s, "following once indexed") {
 		t.Fatalf("while indexing, the status line does not say that following waits for the end:\n%s", s)
 	}
+	// a while indexing: it does not claim that nothing is pending.
+	w.keys("a")
+	s = w.waitFor(t, "known once the journal is indexed (50%)")
+	if strings.Contains(s, "nothing is pending") {
+		t.Fatalf("while indexing, a says nothing is pending:\n%s", s)
+	}
 	// p while indexing: the list is not known yet, and it does not claim
 	// that nothing waits; it fills in when indexing is done.
 	w.keys("p")
