@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rewind-tui/rewind/app"
+	"github.com/rewind-tui/rewind/bookmarks"
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/journal/tail"
 	"github.com/rewind-tui/rewind/keymap"
@@ -87,10 +88,13 @@ func TestIndexingInBackground(t *testing.T) {
 	w.quit(t)
 }
 
-// ':' to a position not indexed yet, before or while a backlog is indexed:
-// the cursor goes there once it is, and to a position past the end the
-// user hears so when indexing is done.
-func TestJumpToPositionNotIndexedYet(t *testing.T) {
+// backlogModel starts the TUI on a copy of the Durable Stream fixture with
+// its first quarter indexed, as a large journal's first screen is; grow
+// indexes it up to byte to and sends the follower's update with its
+// progress, and returns the events indexed.
+func backlogModel(t *testing.T) (w *watcher, first int, size int64, grow func(to int64) int) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	data, err := os.ReadFile(streamFixture)
 	if err != nil {
 		t.Fatal(err)
@@ -99,24 +103,27 @@ func TestJumpToPositionNotIndexedYet(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	size := int64(len(data))
+	size = int64(len(data))
 	j, err := journal.OpenPrefix(p, 0, size/4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, _ := j.Index.Counts()
+	first, _ = j.Index.Counts()
+	if err := bookmarks.Save(p, bookmarks.Marks{"a": 15}); err != nil {
+		t.Fatal(err)
+	}
 	target := journal.Target{Journal: p}
 	sess, err := app.FromJournal(target, j, app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	t.Cleanup(func() { sess.Close() })
 	ups := make(chan tail.Update, 4)
 	m := New(target, sess, Options{Dark: true, Keys: keymap.Default(), Poll: time.Hour, As: "tester",
 		Now: func() time.Time { return fixedNow }, Updates: ups})
-	w := start(t, m, 160, 40)
+	w = start(t, m, 160, 40)
 	w.waitFor(t, fmt.Sprintf("%d/%d", first, first), "State after #")
-	grow := func(to int64) int {
+	grow = func(to int64) int {
 		t.Helper()
 		added, _ := j.UpdateTo(to)
 		_, evs := j.Index.Counts()
@@ -124,6 +131,14 @@ func TestJumpToPositionNotIndexedYet(t *testing.T) {
 			Progress: &tail.Progress{Done: to, Total: size, Events: evs, Elapsed: 100 * time.Millisecond}}
 		return evs
 	}
+	return w, first, size, grow
+}
+
+// ':' to a position not indexed yet, before or while a backlog is indexed:
+// the cursor goes there once it is, and to a position past the end the
+// user hears so when indexing is done.
+func TestJumpToPositionNotIndexedYet(t *testing.T) {
+	w, first, size, grow := backlogModel(t)
 	// Before the background indexing has said anything (the first screen
 	// shows a prefix): the file is larger than what is indexed.
 	want := first + 3
@@ -143,6 +158,20 @@ func TestJumpToPositionNotIndexedYet(t *testing.T) {
 	w.waitFor(t, "position 999999 is not indexed yet")
 	all = grow(size)
 	w.waitFor(t, fmt.Sprintf("no position 999999: positions run from 1 to %d", all), fmt.Sprintf("State after #%d", want))
+	w.quit(t)
+}
+
+// A mark (saved from an earlier session) on an event not indexed yet: '
+// goes there once it is.
+func TestJumpToMarkNotIndexedYet(t *testing.T) {
+	w, first, size, grow := backlogModel(t)
+	if first >= 15 {
+		t.Fatalf("the fixture's first quarter holds %d events: mark a (15) is indexed already", first)
+	}
+	w.keys("'", "a")
+	w.waitFor(t, "mark a is #15, not indexed yet")
+	all := grow(size)
+	w.waitFor(t, fmt.Sprintf("15/%d", all), "State after #15", "at position 15")
 	w.quit(t)
 }
 

@@ -520,6 +520,12 @@ func (m Model) travelKey(msg tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 			if p == "d" {
 				return m, m.requestDiff(pos, m.tl.pos()), true
 			}
+			if pos > m.tl.recs.Events() && m.moreToIndex() {
+				// Still indexing: go there once it is indexed.
+				m.jumpTo, m.follow = pos, false
+				m.setStatus(fmt.Sprintf("mark %s is #%d, not indexed yet: going there when it is", letter, pos), false)
+				return m, nil, true
+			}
 			if !m.tl.selectEvent(pos) {
 				m.setStatus(fmt.Sprintf("mark %s is #%d, past the end", letter, pos), true)
 				return m, nil, true
