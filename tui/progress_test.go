@@ -20,37 +20,9 @@ import (
 // stays where it is while the index grows, and following resumes at the
 // real end when indexing is done.
 func TestIndexingInBackground(t *testing.T) {
-	data, err := os.ReadFile(streamFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "durable_stream.jsonl")
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	size := int64(len(data))
-	j, err := journal.OpenPrefix(p, 0, size/4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _ := j.Index.Counts()
-	target := journal.Target{Journal: p}
-	sess, err := app.FromJournal(target, j, app.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
-	ups := make(chan tail.Update, 4)
-	m := New(target, sess, Options{Dark: true, Keys: keymap.Default(), Poll: time.Hour, As: "tester",
-		Now: func() time.Time { return fixedNow }, Updates: ups})
-	w := start(t, m, 140, 40)
-	w.waitFor(t, fmt.Sprintf("%d/%d", first, first), "State after #")
-
+	w, first, size, grow := backlogModel(t)
 	mid := size / 2
-	added, _ := j.UpdateTo(mid)
-	_, evs := j.Index.Counts()
-	ups <- tail.Update{Kind: tail.Appended, J: j, Added: added,
-		Progress: &tail.Progress{Done: mid, Total: size, Events: evs, Elapsed: 100 * time.Millisecond}}
+	evs := grow(mid)
 	s := w.waitFor(t, "indexing", "50%", fmt.Sprintf("%d/%d", first, evs))
 	if !strings.Contains(s, journal.HumanBytes(mid)+" of "+journal.HumanBytes(size)) || !strings.Contains(s, "events/s") {
 		t.Fatalf("progress line lacks bytes or rates:\n%s", s)
@@ -75,10 +47,7 @@ func TestIndexingInBackground(t *testing.T) {
 		t.Fatalf("while indexing, the pending list says nothing is waiting:\n%s", s)
 	}
 
-	added, _ = j.UpdateTo(size)
-	_, all := j.Index.Counts()
-	ups <- tail.Update{Kind: tail.Appended, J: j, Added: added,
-		Progress: &tail.Progress{Done: size, Total: size, Events: all, Elapsed: 20 * time.Millisecond}}
+	all := grow(size)
 	s = w.waitFor(t, fmt.Sprintf("%d/%d", all, all), "Pending decisions (")
 	if strings.Contains(s, "indexing") {
 		t.Fatalf("the progress bar, or the pending list's note, stayed after indexing finished:\n%s", s)
