@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -215,13 +216,14 @@ for pipes. Bad lines are not events and are not printed (see rewind verify).
 			if err := refuseRawToTerminal(raw, stdout); err != nil {
 				return err
 			}
+			var cq *query.Query
 			var q *query.Matcher
 			if where != "" {
-				c, err := query.Compile(where)
-				if err != nil {
+				var err error
+				if cq, err = query.Compile(where); err != nil {
 					return usageErr("--where: %v", err)
 				}
-				q = c.Matcher()
+				q = cq.Matcher()
 				defer q.Close()
 			}
 			// Only the journal's first MiB is read before the first event
@@ -243,11 +245,20 @@ for pipes. Bad lines are not events and are not printed (see rewind verify).
 			}))
 			defer func() { p.End() }()
 			w := bufio.NewWriterSize(stdout, 1<<16)
-			err = eachStreamed(s, st.Size(), eventsStep, from, to, func(ev model.Event, typ func() string) error {
+			// --where alone is evaluated on the index's workers, each with
+			// a Matcher of its own; with --type, here, on the events of
+			// those types only.
+			var keep func(lines [][]byte, out []bool)
+			if q != nil && len(types) == 0 {
+				var closeAll func()
+				keep, closeAll = parallelMatch(cq)
+				defer closeAll()
+			}
+			err = eachStreamed(s, st.Size(), eventsStep, from, to, keep, func(ev model.Event, typ func() string) error {
 				if len(types) > 0 && !slices.Contains(types, typ()) {
 					return nil
 				}
-				if q != nil {
+				if q != nil && keep == nil {
 					if ok, _ := q.MatchEvent(ev.Raw); !ok {
 						return nil
 					}
@@ -292,10 +303,15 @@ var errEventsDone = errors.New("rewind: the events asked for are printed")
 // (eventsStep) as the index reads them (journal.UpdateEach: each byte is
 // read once), so that the first events come before a large journal is
 // read whole, and the reading stops within a step of the last event asked
-// for. typ returns the event's type, as the index read it. It stops at the
-// first error fn returns, and returns it; it returns journal.Shrunk's error
-// when the file was cut while it read it.
-func eachStreamed(s *app.Session, size, step int64, from, to int, fn func(ev model.Event, typ func() string) error) error {
+// for; the lines before from are only indexed. typ returns the event's
+// type, as the index read it. keep, when not nil, says which events fn
+// gets: it sets out[i] for each of lines (out has their length) and is
+// called on the index's workers, one block's lines each, several at once
+// (a --where evaluated on every CPU). It stops at the first error fn
+// returns, and returns it; it returns journal.Shrunk's error when the file
+// was cut while it read it.
+func eachStreamed(s *app.Session, size, step int64, from, to int, keep func(lines [][]byte, out []bool),
+	fn func(ev model.Event, typ func() string) error) error {
 	from = max(from, 1)
 	if to <= 0 {
 		to = int(^uint(0) >> 1)
@@ -308,20 +324,42 @@ func eachStreamed(s *app.Session, size, step int64, from, to int, fn func(ev mod
 		}
 		return recs.Type(recs.EventIndex(cur.Pos))
 	}
-	each := func(ev model.Event) error {
+	var prepare func(lines [][]byte, prev any) any
+	var one [1]bool
+	if keep != nil {
+		prepare = func(lines [][]byte, prev any) any {
+			out, _ := prev.([]bool)
+			out = append(out[:0], make([]bool, len(lines))...)
+			keep(lines, out)
+			return out
+		}
+	}
+	each := func(ev model.Event, p any, i int) error {
 		if ev.Pos > to {
 			return errEventsDone
 		}
 		if ev.Pos < from {
 			return nil
 		}
+		if keep != nil {
+			if kept, ok := p.([]bool); ok && !kept[i] {
+				return nil
+			} else if !ok {
+				if keep([][]byte{ev.Raw}, one[:]); !one[0] {
+					return nil
+				}
+			}
+		}
 		cur = ev
 		return fn(ev, typ)
 	}
-	err := s.J.Each(from, to, each)
+	err := indexThrough(s.J, size, step, from-1)
+	if err == nil {
+		err = s.J.Each(from, to, func(ev model.Event) error { return each(ev, nil, 0) })
+	}
 	for at := s.J.Size(); err == nil && at < size; {
 		at = min(size, at+step)
-		_, err = s.J.UpdateEach(at, each)
+		_, err = s.J.UpdateEachPrepared(at, prepare, each)
 	}
 	if errors.Is(err, errEventsDone) {
 		return nil
@@ -330,6 +368,57 @@ func eachStreamed(s *app.Session, size, step int64, from, to int, fn func(ev mod
 		err = s.J.Shrunk(size)
 	}
 	return err
+}
+
+// parallelMatch returns, for eachStreamed, a keep that evaluates q on
+// several goroutines at once, each call with a Matcher of its own (from a
+// pool, made as needed), and closeAll, which closes them. An event whose
+// evaluation fails is not kept, as with Matcher.MatchEvent alone.
+func parallelMatch(q *query.Query) (keep func(lines [][]byte, out []bool), closeAll func()) {
+	var (
+		mu        sync.Mutex
+		all, free []*query.Matcher
+	)
+	keep = func(lines [][]byte, out []bool) {
+		mu.Lock()
+		var m *query.Matcher
+		if n := len(free); n > 0 {
+			m, free = free[n-1], free[:n-1]
+		} else {
+			m = q.Matcher()
+			all = append(all, m)
+		}
+		mu.Unlock()
+		for i, l := range lines {
+			out[i], _ = m.MatchEvent(l)
+		}
+		mu.Lock()
+		free = append(free, m)
+		mu.Unlock()
+	}
+	closeAll = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range all {
+			m.Close()
+		}
+	}
+	return keep, closeAll
+}
+
+// indexThrough indexes j, step bytes at a time, until it holds event n or
+// its first size bytes are indexed.
+func indexThrough(j *journal.Journal, size, step int64, n int) error {
+	for at := j.Size(); at < size; {
+		if _, evs := j.Index.Counts(); evs >= n {
+			return nil
+		}
+		at = min(size, at+step)
+		if _, err := j.UpdateTo(at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // exactArgs is cobra.ExactArgs with a usage exit status and a plain message.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/query"
 )
 
 // streamedEvent is what eachStreamed passed on for one event.
@@ -77,7 +78,7 @@ func streamed(t *testing.T, path string, step int64, from, to int) ([]streamedEv
 		t.Fatal(err)
 	}
 	var out []streamedEvent
-	err = eachStreamed(s, st.Size(), step, from, to, func(ev model.Event, typ func() string) error {
+	err = eachStreamed(s, st.Size(), step, from, to, nil, func(ev model.Event, typ func() string) error {
 		out = append(out, streamedEvent{pos: ev.Pos, raw: string(ev.Raw), typ: typ(), read: s.J.Index.Consumed()})
 		return nil
 	})
@@ -318,7 +319,7 @@ func TestEventsJournalCutWhileRead(t *testing.T) {
 	}
 	cut := false
 	printed := 0
-	err = eachStreamed(s, st.Size(), 128<<10, 1, 0, func(ev model.Event, _ func() string) error {
+	err = eachStreamed(s, st.Size(), 128<<10, 1, 0, nil, func(ev model.Event, _ func() string) error {
 		printed++
 		if !cut && ev.Off > 2*foldPrefix {
 			cut = true
@@ -330,5 +331,48 @@ func TestEventsJournalCutWhileRead(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "shrank") {
 		t.Fatalf("after %d events, the journal cut to %d bytes: %v, want an error that says it shrank", printed, foldPrefix, err)
+	}
+}
+
+// --where alone is evaluated on the index's workers: the events kept are
+// those, in order, that a match of each event one after the other keeps,
+// from the prefix, across steps and from a --from past the prefix.
+func TestEventsWhereOnWorkers(t *testing.T) {
+	// Steps of 2 MiB: more than a block, so two workers classify them.
+	path := bigJournal(t, 6*foldPrefix)
+	want := allEvents(t, path)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := query.Compile(`.type == "tool" and (.seq % 7 == 3)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []int{1, len(want) / 2} {
+		var exp []streamedEvent
+		for _, ev := range want[from-1:] {
+			var seq int
+			fmt.Sscanf(ev.raw[strings.Index(ev.raw, `"seq":`)+6:], "%d", &seq)
+			if ev.typ == "tool" && seq%7 == 3 {
+				exp = append(exp, ev)
+			}
+		}
+		s, err := app.OpenPath(path, app.Options{Prefix: foldPrefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep, closeAll := parallelMatch(q)
+		var got []streamedEvent
+		err = eachStreamed(s, st.Size(), 2<<20, from, 0, keep, func(ev model.Event, typ func() string) error {
+			got = append(got, streamedEvent{pos: ev.Pos, raw: string(ev.Raw), typ: typ()})
+			return nil
+		})
+		closeAll()
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameEvents(t, fmt.Sprintf("--from %d --where on the workers", from), got, exp)
 	}
 }

@@ -338,14 +338,10 @@ func (g *globalFlags) openIndexedThrough(path string, at int, step int64) (*app.
 	}
 	err = g.withProgress(s, func() error {
 		st, err := s.J.File().Stat()
-		for size := s.J.Size(); err == nil && size < st.Size(); {
-			if _, evs := s.J.Index.Counts(); evs >= at {
-				break
-			}
-			size = min(st.Size(), size+step)
-			_, err = s.J.UpdateTo(size)
+		if err != nil {
+			return err
 		}
-		return err
+		return indexThrough(s.J, st.Size(), step, at)
 	})
 	if err != nil {
 		s.Close()
