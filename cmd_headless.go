@@ -216,15 +216,24 @@ for pipes. Bad lines are not events and are not printed (see rewind verify).
 			if err := refuseRawToTerminal(raw, stdout); err != nil {
 				return err
 			}
-			var cq *query.Query
+			// --where alone is evaluated on the index's workers, each with
+			// a Matcher of its own; with --type, here, on the events of
+			// those types only.
 			var q *query.Matcher
+			var keep func(lines [][]byte, out []bool)
 			if where != "" {
-				var err error
-				if cq, err = query.Compile(where); err != nil {
+				cq, err := query.Compile(where)
+				if err != nil {
 					return usageErr("--where: %v", err)
 				}
-				q = cq.Matcher()
-				defer q.Close()
+				if len(types) > 0 {
+					q = cq.Matcher()
+					defer q.Close()
+				} else {
+					var closeAll func()
+					keep, closeAll = parallelMatch(cq)
+					defer closeAll()
+				}
 			}
 			// Only the journal's first MiB is read before the first event
 			// is printed: `rewind events big.jsonl | head` answers at once.
@@ -245,20 +254,11 @@ for pipes. Bad lines are not events and are not printed (see rewind verify).
 			}))
 			defer func() { p.End() }()
 			w := bufio.NewWriterSize(stdout, 1<<16)
-			// --where alone is evaluated on the index's workers, each with
-			// a Matcher of its own; with --type, here, on the events of
-			// those types only.
-			var keep func(lines [][]byte, out []bool)
-			if q != nil && len(types) == 0 {
-				var closeAll func()
-				keep, closeAll = parallelMatch(cq)
-				defer closeAll()
-			}
 			err = eachStreamed(s, st.Size(), eventsStep, from, to, keep, func(ev model.Event, typ func() string) error {
 				if len(types) > 0 && !slices.Contains(types, typ()) {
 					return nil
 				}
-				if q != nil && keep == nil {
+				if q != nil {
 					if ok, _ := q.MatchEvent(ev.Raw); !ok {
 						return nil
 					}
@@ -324,12 +324,13 @@ func eachStreamed(s *app.Session, size, step int64, from, to int, keep func(line
 		}
 		return recs.Type(recs.EventIndex(cur.Pos))
 	}
-	var prepare func(lines [][]byte, prev any) any
+	var prepare func(lines [][]byte, _ []model.LineScalars, prev any) any
+	var line [1][]byte
 	var one [1]bool
 	if keep != nil {
-		prepare = func(lines [][]byte, prev any) any {
+		prepare = func(lines [][]byte, _ []model.LineScalars, prev any) any {
 			out, _ := prev.([]bool)
-			out = append(out[:0], make([]bool, len(lines))...)
+			out = slices.Grow(out[:0], len(lines))[:len(lines)]
 			keep(lines, out)
 			return out
 		}
@@ -342,24 +343,25 @@ func eachStreamed(s *app.Session, size, step int64, from, to int, keep func(line
 			return nil
 		}
 		if keep != nil {
-			if kept, ok := p.([]bool); ok && !kept[i] {
+			kept, ok := p.([]bool) // the workers' verdicts for this block
+			if !ok {
+				// An event read before the steps: judged here.
+				line[0], kept, i = ev.Raw, one[:], 0
+				keep(line[:], kept)
+			}
+			if !kept[i] {
 				return nil
-			} else if !ok {
-				if keep([][]byte{ev.Raw}, one[:]); !one[0] {
-					return nil
-				}
 			}
 		}
 		cur = ev
 		return fn(ev, typ)
 	}
-	err := indexThrough(s.J, size, step, from-1)
+	err := s.J.UpdateThrough(size, step, from-1)
 	if err == nil {
 		err = s.J.Each(from, to, func(ev model.Event) error { return each(ev, nil, 0) })
 	}
-	for at := s.J.Size(); err == nil && at < size; {
-		at = min(size, at+step)
-		_, err = s.J.UpdateEachPrepared(at, prepare, each)
+	if err == nil {
+		err = s.J.UpdateEachSteps(size, step, prepare, false, each)
 	}
 	if errors.Is(err, errEventsDone) {
 		return nil
@@ -404,21 +406,6 @@ func parallelMatch(q *query.Query) (keep func(lines [][]byte, out []bool), close
 		}
 	}
 	return keep, closeAll
-}
-
-// indexThrough indexes j, step bytes at a time, until it holds event n or
-// its first size bytes are indexed.
-func indexThrough(j *journal.Journal, size, step int64, n int) error {
-	for at := j.Size(); at < size; {
-		if _, evs := j.Index.Counts(); evs >= n {
-			return nil
-		}
-		at = min(size, at+step)
-		if _, err := j.UpdateTo(at); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // exactArgs is cobra.ExactArgs with a usage exit status and a plain message.

@@ -260,19 +260,29 @@ func (g *globalFlags) openPrefix(path string, prefix int64) (*app.Session, error
 		return nil, usageErr("%s", describeOpenError(path, err))
 	}
 	if whole {
-		err := g.withProgress(s, func() error {
-			st, err := s.J.File().Stat()
-			if err == nil {
-				_, err = s.J.UpdateTo(st.Size())
-			}
-			return err
-		})
-		if err != nil {
-			s.Close()
-			return nil, usageErr("%s", describeOpenError(path, err))
-		}
-		s.Redetect()
+		return g.readThrough(s, path, -1, 0)
 	}
+	return s, nil
+}
+
+// readThrough indexes s's journal until it holds event at (at < 0: to its
+// end), step bytes at a time (step <= 0: at once; journal.UpdateThrough),
+// with progress on stderr when it is a terminal and the journal large,
+// and then settles a format guessed from an empty prefix. It closes s
+// when the journal cannot be read.
+func (g *globalFlags) readThrough(s *app.Session, path string, at int, step int64) (*app.Session, error) {
+	err := g.withProgress(s, func() error {
+		st, err := s.J.File().Stat()
+		if err != nil {
+			return err
+		}
+		return s.J.UpdateThrough(st.Size(), step, at)
+	})
+	if err != nil {
+		s.Close()
+		return nil, usageErr("%s", describeOpenError(path, err))
+	}
+	s.Redetect()
 	return s, nil
 }
 
@@ -336,19 +346,7 @@ func (g *globalFlags) openIndexedThrough(path string, at int, step int64) (*app.
 	if err != nil {
 		return nil, err
 	}
-	err = g.withProgress(s, func() error {
-		st, err := s.J.File().Stat()
-		if err != nil {
-			return err
-		}
-		return indexThrough(s.J, st.Size(), step, at)
-	})
-	if err != nil {
-		s.Close()
-		return nil, usageErr("%s", describeOpenError(path, err))
-	}
-	s.Redetect()
-	return s, nil
+	return g.readThrough(s, path, at, step)
 }
 
 // foldPrefix is how much of the journal openLast indexes before it starts

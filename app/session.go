@@ -184,17 +184,11 @@ func (s *Session) FoldWhileIndexingThrough(pos int, step int64) error {
 	if through < 0 {
 		through = int(^uint(0) >> 1)
 	}
-	if step <= 0 {
-		step = st.Size()
-	}
 	if s.Tentative {
 		// The prefix held no event to detect the format from: index on
 		// until one is, then fold with the format detected.
-		for at := s.J.Size(); s.R.Events() == 0 && at < st.Size(); {
-			at = min(st.Size(), at+step)
-			if _, err := s.J.UpdateTo(at); err != nil {
-				return err
-			}
+		if err := s.J.UpdateThrough(st.Size(), step, 1); err != nil {
+			return err
 		}
 		if oneShot := s.R.IsOneShot(); s.Redetect() && oneShot {
 			s.R.OneShot()
@@ -230,10 +224,7 @@ func (s *Session) FoldWhileIndexingThrough(pos int, step int64) error {
 		}
 		return nil
 	}
-	for at := s.J.Size(); err == nil && at < st.Size(); {
-		at = min(st.Size(), at+step)
-		_, err = s.J.UpdateEachPreparedEnds(at, prepare, fold)
-	}
+	err = s.J.UpdateEachSteps(st.Size(), step, prepare, true, fold)
 	switch {
 	case errors.Is(err, errThrough):
 	case err == nil:

@@ -186,6 +186,50 @@ func (j *Journal) UpdateEachPreparedEnds(size int64, prepare func(lines [][]byte
 	return j.updateEach(size, prepare, true, fn)
 }
 
+// UpdateThrough indexes the file step bytes at a time (step <= 0: up to
+// size at once) until the index holds event n (n < 0: no such limit) or
+// the file's first size bytes are indexed: a caller that needs the journal
+// only as far as event n reads it within a step of there.
+func (j *Journal) UpdateThrough(size, step int64, n int) error {
+	if n < 0 {
+		n = int(^uint(0) >> 1)
+	}
+	for at := j.Size(); at < size; {
+		if _, evs := j.Index.Counts(); evs >= n {
+			return nil
+		}
+		at = stepTo(at, size, step)
+		if _, err := j.UpdateTo(at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UpdateEachSteps is UpdateEachPreparedEnds (withEnds) or
+// UpdateEachPrepared up to size, step bytes at a time (step <= 0: at
+// once), that stops after the step in which fn returned an error and
+// returns that error: a caller that needs the journal only as far as some
+// event stops reading within a step of it (UpdateEach alone indexes the
+// rest whatever fn says).
+func (j *Journal) UpdateEachSteps(size, step int64, prepare func(lines [][]byte, scalars []model.LineScalars, prev any) any, withEnds bool, fn func(ev model.Event, p any, i int) error) error {
+	var err error
+	for at := j.Size(); err == nil && at < size; {
+		at = stepTo(at, size, step)
+		_, err = j.updateEach(at, prepare, withEnds, fn)
+	}
+	return err
+}
+
+// stepTo is where a reading in steps of step bytes (step <= 0: one step)
+// goes next from at, up to size.
+func stepTo(at, size, step int64) int64 {
+	if step <= 0 {
+		return size
+	}
+	return min(size, at+step)
+}
+
 // updateEach is UpdateEachPrepared and UpdateEachPreparedEnds.
 func (j *Journal) updateEach(size int64, prepare func(lines [][]byte, scalars []model.LineScalars, prev any) any, withEnds bool, fn func(ev model.Event, p any, i int) error) (int, error) {
 	if j.size.Load() == 0 && j.Index.Consumed() == 0 {

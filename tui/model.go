@@ -118,7 +118,7 @@ type Model struct {
 	// indexing is the progress of a backlog being indexed in the
 	// background, nil when the index is complete; bar draws it.
 	indexing *tail.Progress
-	// jumpTo is a position asked for with ':' that was not indexed yet:
+	// jumpTo is a position asked for (':', a mark) that was not indexed yet:
 	// the cursor goes there once it is (0: none). Any key forgets it.
 	jumpTo    int
 	bar       progress.Model
@@ -718,6 +718,17 @@ func (m Model) applyGrowth(msg grewMsg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmds...)
 }
 
+// jumpWhenIndexed makes position n, when it is not indexed yet but may be
+// (the journal holds bytes not indexed yet), where the cursor goes once it
+// is (applyGrowth), and reports whether it did.
+func (m *Model) jumpWhenIndexed(n int) bool {
+	if n <= m.tl.recs.Events() || !m.moreToIndex() {
+		return false
+	}
+	m.jumpTo, m.follow = n, false
+	return true
+}
+
 // moreToIndex reports whether the journal holds bytes the index has not
 // read yet: a backlog indexed in the background, or one whose indexing
 // has not begun (the first screen shows a prefix).
@@ -923,9 +934,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		if p.kind == ':' {
 			n, err := strconv.Atoi(val)
-			if err == nil && n > m.tl.recs.Events() && m.moreToIndex() {
-				// Still indexing: go there once it is indexed.
-				m.jumpTo, m.follow = n, false
+			if err == nil && m.jumpWhenIndexed(n) {
 				m.setStatus(fmt.Sprintf("position %d is not indexed yet: going there when it is", n), false)
 				return m, nil
 			}

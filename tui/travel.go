@@ -520,9 +520,7 @@ func (m Model) travelKey(msg tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 			if p == "d" {
 				return m, m.requestDiff(pos, m.tl.pos()), true
 			}
-			if pos > m.tl.recs.Events() && m.moreToIndex() {
-				// Still indexing: go there once it is indexed.
-				m.jumpTo, m.follow = pos, false
+			if m.jumpWhenIndexed(pos) {
 				m.setStatus(fmt.Sprintf("mark %s is #%d, not indexed yet: going there when it is", letter, pos), false)
 				return m, nil, true
 			}
