@@ -254,19 +254,22 @@ func (s *Session) FoldWhileIndexingThrough(pos int, step int64) error {
 // FirstStateWhere folds the journal from its first event and returns the
 // first position (from 1) whose state makes q true, or 0; a run-time
 // error of q counts as false. Each state is made only as far as q reads it
-// (query.MatchState). keepOn, when not nil, is called every 256 events with
+// (query.MatchState), and from the one before where the format tells what
+// an event changed (query.StateMatcher). keepOn, when not nil, is called every 256 events with
 // the position reached, and the search stops, returning 0, when it
 // returns false. It must not run concurrently with other uses of s that
 // change it (Adopt, Redetect).
 func (s *Session) FirstStateWhere(q *query.Query, keepOn func(pos int) bool) (int, error) {
 	found := 0
 	st := s.F.Init()
+	m := q.States(s.F)
+	defer m.Close()
 	err := s.J.Each(1, s.R.Events(), func(ev model.Event) error {
 		st = s.F.Apply(st, ev)
 		if keepOn != nil && ev.Pos&255 == 0 && !keepOn(ev.Pos) {
 			return errStop
 		}
-		if ok, _ := q.MatchState(s.F, st, ev.Pos); ok {
+		if ok, _ := m.Match(st, ev.Pos); ok {
 			found = ev.Pos
 			return errStop
 		}

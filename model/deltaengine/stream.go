@@ -30,7 +30,7 @@ func (format) StreamView(s model.State) model.Object {
 		return s.View()
 	}
 	sn := st.log.snapshot(st.nLog)
-	msgs := model.Lazy{Len: st.msgs, Transient: true, At: sn.messageAt,
+	msgs := model.Lazy{Len: st.msgs, Transient: true, At: func(i int) any { return sn.messageAt(i, st.msgs) },
 		Each: func(yield func(any) bool) { sn.streamMessages(0, sn.n, readBlock, yield) },
 		Parts: func(yield func(func(func(any) bool)) bool) {
 			sn.parts(func(lo, hi int, span int64) bool {
@@ -50,16 +50,26 @@ func (format) StreamView(s model.State) model.Object {
 	return st.view(msgs, actions, st.problems())
 }
 
-// messageAt returns message i (0-based) of the conversation as View
-// gives it, reading back its event only (and, for a tool message, its
-// ACTION_RESULT). Finding its entry reads the log's entries from the
-// start, 16 bytes each, without the events.
-func (s *snap) messageAt(i int) any {
-	for j := range s.n {
+// messageAt returns message i (0-based) of the conversation, whose n
+// messages the snapshot holds, as View gives it, reading back its event
+// only (and, for a tool message, its ACTION_RESULT). Finding its entry
+// reads the log's entries, 16 bytes each, without the events: from the
+// start, or for a message in the later half from the end, so that the
+// message an event just added (a search over every state asks for each)
+// costs one entry, not the whole log.
+func (s *snap) messageAt(i, n int) any {
+	if i < 0 || i >= n {
+		return nil
+	}
+	j, k, step, left := 0, s.n, 1, i // left: messages to pass before i's
+	if i >= n/2 {
+		j, k, step, left = s.n-1, -1, -1, n-1-i
+	}
+	for ; j != k; j += step {
 		if !s.get(j).isMessage() {
 			continue
 		}
-		if i--; i < 0 {
+		if left--; left < 0 {
 			r := s.keepingReader(0, nil)
 			defer r.release()
 			return r.message(j).object()

@@ -1,11 +1,14 @@
 package deltaengine
 
 import (
+	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -92,4 +95,42 @@ func itemsJSON(t *testing.T, each func(func(any) bool)) string {
 		return true
 	})
 	return b.String()
+}
+
+// Each message of a conversation looked up on its own (blame's lookups; a
+// state search remakes the messages an event added), found from the
+// start of the log or, in the later half, from its end, is the message
+// View lists at that index; an index outside the list gives nil.
+func TestMessageAtIsViewsMessage(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "gen.jsonl")
+	var b bytes.Buffer
+	if err := demo.Generate(&b, "delta-engine", 400, 7); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, p, b.Bytes())
+	states := checkSameAt(t, p, func(int, model.State) bool { return false })
+	for _, pos := range []int{10, 37, len(states) / 2, len(states) - 1} {
+		s := states[pos]
+		v, _ := format{}.StreamView(s).Get("messages")
+		l, ok := v.(model.Lazy)
+		if !ok {
+			t.Fatalf("position %d: StreamView's messages are a %T", pos, v)
+		}
+		w, _ := s.View().Get("messages")
+		want, _ := w.([]any)
+		if l.Len != len(want) {
+			t.Fatalf("position %d: %d messages in StreamView, %d in View", pos, l.Len, len(want))
+		}
+		for i := range want {
+			if got, want := itemsJSON(t, func(y func(any) bool) { y(l.At(i)) }), itemsJSON(t, func(y func(any) bool) { y(want[i]) }); got != want {
+				t.Errorf("position %d: message %d of %d is\n%s\nwant\n%s", pos, i, l.Len, got, want)
+			}
+		}
+		if l.At(-1) != nil || l.At(l.Len) != nil {
+			t.Errorf("position %d: At(-1), At(%d) = %v, %v; want nil", pos, l.Len, l.At(-1), l.At(l.Len))
+		}
+	}
+	if n := len(states); n < 300 {
+		t.Fatalf("%d states folded, want 400", n)
+	}
 }

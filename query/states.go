@@ -1,0 +1,193 @@
+package query
+
+import (
+	"slices"
+
+	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/replay"
+)
+
+// StateMatcher is MatchState over the states of one fold, given in the
+// order they are folded, each from the one before (a search for the first
+// state where an expression holds). Instead of making each state's input
+// whole, it keeps the last one and remakes only what the event changed,
+// as the state says (replay.Toucher): the members it names and, of a long
+// list or object that the format gives as a model.Lazy with At or Get
+// (Delta Engine's messages and actions, DeltaMind's items, Durable
+// Stream's sessions), only the items it names. An expression over such a
+// list then costs its own evaluation at each state, not the making of
+// every item at every state again: `.messages | length > 100000` over the
+// first 3,000 events of a Delta Engine journal took 48 s that way.
+//
+// A state that is not a Toucher is made whole, as MatchState makes it; so
+// is the first one. A state not folded from the one before still gets the
+// right input (Touched then diffs the two whole views), at a higher cost.
+// A StateMatcher must not be used by two goroutines at once; Close it
+// when done.
+type StateMatcher struct {
+	q    *Query
+	f    model.Format
+	mt   *Matcher
+	in   map[string]any // the input of prev
+	prev model.State
+}
+
+// States returns a StateMatcher of q over states of format f.
+func (q *Query) States(f model.Format) *StateMatcher {
+	return &StateMatcher{q: q, f: f, mt: q.Matcher()}
+}
+
+// Match is q.MatchState(f, s, at), for s folded from the state the last
+// call was given (or any s, at a higher cost).
+func (m *StateMatcher) Match(s model.State, at int) (bool, error) {
+	return m.mt.Match(m.input(s, at))
+}
+
+// Close stops the watchdog of its Matcher. The StateMatcher must not be
+// used after.
+func (m *StateMatcher) Close() { m.mt.Close() }
+
+// input returns the input of s at position at, made from the last one
+// where it can be. It is valid until the next call.
+func (m *StateMatcher) input(s model.State, at int) map[string]any {
+	t, touch := s.(replay.Toucher)
+	if m.prev == nil || !touch {
+		m.prev = s
+		if in, ok := m.q.stateInput(m.f, s, at).(map[string]any); ok {
+			m.in = in
+		} else {
+			m.in = map[string]any{}
+		}
+		if !touch { // made whole each time, so the next one is too
+			m.prev = nil
+		}
+		return m.in
+	}
+	paths := t.Touched(m.prev)
+	m.prev = s
+	if m.reads("at") {
+		m.in["at"] = at
+	}
+	// The paths of each member, in the order Touched gives them.
+	var names []string
+	byName := map[string][]replay.Path{}
+	for _, p := range paths {
+		name, ok := p[0].(string)
+		if !ok || !m.reads(name) {
+			continue
+		}
+		if _, seen := byName[name]; !seen {
+			names = append(names, name)
+		}
+		byName[name] = append(byName[name], p)
+	}
+	for _, name := range names {
+		m.remake(s, at, name, byName[name])
+	}
+	return m.in
+}
+
+// reads reports whether the input holds member name: all of them when the
+// expression may read the whole input.
+func (m *StateMatcher) reads(name string) bool {
+	return !m.q.partial || slices.Contains(m.q.keys, name)
+}
+
+// remake brings member name of the input up to s, given the paths under
+// it that changed: the items they name of a Lazy list or object with At
+// or Get, the member whole otherwise.
+func (m *StateMatcher) remake(s model.State, at int, name string, paths []replay.Path) {
+	v, ok := model.StreamMembers(m.f, s, at, []string{name}).Get(name)
+	if !ok {
+		delete(m.in, name)
+		return
+	}
+	l, lazy := v.(model.Lazy)
+	switch {
+	case lazy && !l.Object && l.At != nil:
+		if list, ok := m.in[name].([]any); ok {
+			if list, ok = remakeItems(list, l, paths); ok {
+				m.in[name] = list
+				return
+			}
+		}
+	case lazy && l.Object && l.Get != nil:
+		if obj, ok := m.in[name].(map[string]any); ok && remakeMembers(obj, l, paths) {
+			return
+		}
+	}
+	m.in[name] = Value(v)
+}
+
+// remakeItems remakes the items of list (the input's, for an earlier
+// state) that paths name, from l, and gives it l's length. It returns
+// false when a path does not name an item ([]int), or names one past the
+// end of the list.
+func remakeItems(list []any, l model.Lazy, paths []replay.Path) ([]any, bool) {
+	idx := make([]int, 0, len(paths))
+	for _, p := range paths {
+		i, ok := itemOf(p)
+		if !ok {
+			return nil, false
+		}
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	for k, i := range idx {
+		switch {
+		case k > 0 && i == idx[k-1]:
+		case i >= l.Len:
+			// Past the new end: the list shrank, cut below.
+		case i < len(list):
+			list[i] = Value(l.At(i))
+		case i == len(list):
+			list = append(list, Value(l.At(i)))
+		default:
+			return nil, false
+		}
+	}
+	if len(list) < l.Len {
+		return nil, false // an item added that no path named
+	}
+	clear(list[l.Len:]) // what the collector may free
+	return list[:l.Len], true
+}
+
+// remakeMembers remakes the members of obj (the input's, for an earlier
+// state) that paths name, from l: set where l has them, deleted where it
+// does not. It returns false when a path does not name a member, or obj
+// then has a member count other than l's.
+func remakeMembers(obj map[string]any, l model.Lazy, paths []replay.Path) bool {
+	for _, p := range paths {
+		key, ok := keyOf(p)
+		if !ok {
+			return false
+		}
+		if v, ok := l.Get(key); ok {
+			obj[key] = Value(v)
+		} else {
+			delete(obj, key)
+		}
+	}
+	return len(obj) == l.Len
+}
+
+// itemOf returns the index of the item a path into a list names
+// (.messages[3].content gives 3).
+func itemOf(p replay.Path) (int, bool) {
+	if len(p) < 2 {
+		return 0, false
+	}
+	i, ok := p[1].(int)
+	return i, ok
+}
+
+// keyOf returns the member a path into an object names (.actions.call_1
+// gives call_1).
+func keyOf(p replay.Path) (string, bool) {
+	if len(p) < 2 {
+		return "", false
+	}
+	k, ok := p[1].(string)
+	return k, ok
+}
