@@ -25,11 +25,12 @@ import (
 // A StateMatcher must not be used by two goroutines at once; Close it
 // when done.
 type StateMatcher struct {
-	q    *Query
-	f    model.Format
-	mt   *Matcher
-	in   map[string]any // the input of prev
-	prev model.State
+	q      *Query
+	f      model.Format
+	mt     *Matcher
+	in     map[string]any // the input of prev
+	prev   model.State
+	prevAt int
 }
 
 // States returns a StateMatcher of q over states of format f.
@@ -38,7 +39,8 @@ func (q *Query) States(f model.Format) *StateMatcher {
 }
 
 // Match is q.MatchState(f, s, at), for s folded from the state the last
-// call was given (or any s, at a higher cost).
+// call was given, or the other way round (a cursor that moves back), or
+// any s at a higher cost.
 func (m *StateMatcher) Match(s model.State, at int) (bool, error) {
 	return m.mt.Match(m.input(s, at))
 }
@@ -51,8 +53,11 @@ func (m *StateMatcher) Close() { m.mt.Close() }
 // where it can be. It is valid until the next call.
 func (m *StateMatcher) input(s model.State, at int) map[string]any {
 	t, touch := s.(replay.Toucher)
-	if m.prev == nil || !touch {
-		m.prev = s
+	pt, ptouch := m.prev.(replay.Toucher)
+	var paths []replay.Path
+	switch {
+	case m.prev == nil || !touch:
+		m.prev, m.prevAt = s, at
 		if in, ok := m.q.stateInput(m.f, s, at).(map[string]any); ok {
 			m.in = in
 		} else {
@@ -62,9 +67,14 @@ func (m *StateMatcher) input(s model.State, at int) map[string]any {
 			m.prev = nil
 		}
 		return m.in
+	case at < m.prevAt && ptouch:
+		// Back: the same paths, asked of the later state, which
+		// Touched finds from what its events changed.
+		paths = pt.Touched(s)
+	default:
+		paths = t.Touched(m.prev)
 	}
-	paths := t.Touched(m.prev)
-	m.prev = s
+	m.prev, m.prevAt = s, at
 	if m.reads("at") {
 		m.in["at"] = at
 	}

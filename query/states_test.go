@@ -36,8 +36,8 @@ func inputJSON(t *testing.T, v any) string {
 
 // A StateMatcher's input, remade from the state before at each event of
 // a fold, is the input MatchState makes whole, at every position of a
-// journal of each format; and after a jump to a state not folded from the
-// last one (as the TUI's cursor does).
+// journal of each format; and as a cursor moves back and forth, over the
+// fold's states and over states the replay refolds (the TUI's breakpoint).
 func TestStateMatcherInputEqualsTheWholeInput(t *testing.T) {
 	for _, name := range []string{model.DurableStream, model.DeltaEngine, model.DeltaMind} {
 		j := journaltest.Generated(t, name, name+".jsonl", 600, 5)
@@ -74,9 +74,22 @@ func TestStateMatcherInputEqualsTheWholeInput(t *testing.T) {
 		if len(states) < 600 {
 			t.Fatalf("%s: %d events folded, want 600", name, len(states))
 		}
-		// Back to the middle, forward again, back to the start.
-		for _, pos := range []int{len(states) / 2, len(states)/2 + 1, len(states) - 1, 1} {
+		// A cursor's moves: back to the middle, a step on and back, to
+		// the end, steps back, to the start.
+		n := len(states)
+		moves := []int{n / 2, n/2 + 1, n / 2, n - 1, n - 2, n - 3, 1, 2}
+		for _, pos := range moves {
 			check(states[pos-1], pos)
+		}
+		// The same moves through states the replay refolds from its
+		// keyframes, as the TUI's cursor gets them.
+		r := replay.New(j, f)
+		for _, pos := range append(moves, n, n/3) {
+			st, err := r.StateAt(pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(st, pos)
 		}
 	}
 }

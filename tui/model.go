@@ -303,8 +303,8 @@ func (m *Model) requestState() tea.Cmd {
 		hit := false
 		if bp != nil {
 			// The expression sees the whole state, not the pane's window,
-			// made as far as it reads it.
-			hit, _ = bp.MatchState(f, s, pos)
+			// made as far as it reads it, from the state checked before.
+			hit = bp.match(f, s, pos, dg)
 		}
 		return stateMsg{gen: gen, dataGen: dg, pos: pos, obj: obj, changed: changed, md: out, bp: hit}
 	}

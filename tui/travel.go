@@ -49,7 +49,7 @@ type travel struct {
 	playing bool
 	speed   int // index in speeds
 	playGen int
-	bp      *query.Query
+	bp      *breakpoint
 	bpWas   bool
 
 	touches *touchIndex
@@ -554,7 +554,7 @@ func (m Model) travelKey(msg tea.KeyPressMsg) (Model, tea.Cmd, bool) {
 		case key.Matches(msg, tk.Filter) && m.tv.filter != nil:
 			ti.SetValue(m.tv.filter.Src)
 		case key.Matches(msg, tk.Breakpoint) && m.tv.bp != nil:
-			ti.SetValue(m.tv.bp.Src)
+			ti.SetValue(m.tv.bp.q.Src)
 		}
 		ti.Focus()
 		m.prompt = &promptState{kind: rune(msg.String()[0]), input: ti}
@@ -649,6 +649,7 @@ func (m Model) travelPrompt(kind rune, val string) (Model, tea.Cmd) {
 			m.setStatus("filter cleared", false)
 			return m, m.requestVis()
 		case 'B':
+			m.tv.bp.close()
 			m.tv.bp = nil
 			m.setStatus("breakpoint cleared", false)
 		}
@@ -667,7 +668,8 @@ func (m Model) travelPrompt(kind rune, val string) (Model, tea.Cmd) {
 		m.setStatus("searching for the first state where "+q.Src+"…", false)
 		return m, m.requestSearch(q)
 	case 'B':
-		m.tv.bp = q
+		m.tv.bp.close()
+		m.tv.bp = &breakpoint{q: q}
 		m.tv.bpWas = false
 		m.setStatus("breakpoint: play and follow stop when "+q.Src, false)
 	}
@@ -786,6 +788,53 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 	return m, nil, false
 }
 
+// breakpoint is the B expression and the query.StateMatcher its checks
+// share: each state the cursor reaches is checked from the one checked
+// before, so a breakpoint over a long list (Delta Engine's messages) costs
+// what the cursor's move changed, not the whole list at every move. The
+// state requests that check it run one at a time; mu guards it all the
+// same, and close.
+type breakpoint struct {
+	q      *query.Query
+	mu     sync.Mutex
+	m      *query.StateMatcher
+	dg     int // the data generation of the states m was given
+	closed bool
+}
+
+// match reports whether the expression is true for state s of format f
+// after position pos, of the session's data generation dg (a new
+// generation, a journal read again, starts a new StateMatcher).
+func (b *breakpoint) match(f model.Format, s model.State, pos, dg int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	if b.m == nil || b.dg != dg {
+		if b.m != nil {
+			b.m.Close()
+		}
+		b.m, b.dg = b.q.States(f), dg
+	}
+	hit, _ := b.m.Match(s, pos)
+	return hit
+}
+
+// close stops its StateMatcher; a nil breakpoint is left alone.
+func (b *breakpoint) close() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	if b.m != nil {
+		b.m.Close()
+		b.m = nil
+	}
+}
+
 // afterState runs when a state arrived: the breakpoint check, then the
 // next play step.
 func (m *Model) afterState(bpHit bool) tea.Cmd {
@@ -795,7 +844,7 @@ func (m *Model) afterState(bpHit bool) tea.Cmd {
 		if bpHit && !was && (m.tv.playing || m.follow) {
 			m.stopPlay()
 			m.follow = false
-			m.setStatus("🔔 breakpoint: "+m.tv.bp.Src+" became true", true)
+			m.setStatus("🔔 breakpoint: "+m.tv.bp.q.Src+" became true", true)
 			return nil
 		}
 	}
@@ -917,7 +966,7 @@ func (m Model) travelStatus() []string {
 		parts = append(parts, m.st.StatusWarn.Render("problems only (!)"))
 	}
 	if m.tv.bp != nil {
-		parts = append(parts, m.st.Dim.Render("B: "+render.Line(firstLine(m.tv.bp.Src, 30))))
+		parts = append(parts, m.st.Dim.Render("B: "+render.Line(firstLine(m.tv.bp.q.Src, 30))))
 	}
 	if m.tv.prefix != "" {
 		parts = append(parts, m.st.Dim.Render(m.tv.prefix+"…"))

@@ -146,6 +146,38 @@ func TestPlayAndBreakpoint(t *testing.T) {
 	w.quit(t)
 }
 
+// A breakpoint over a list (each state checked from the one before, as
+// the cursor moves either way) stops play where it becomes true, again
+// after a jump back to the start, and a new one replaces it.
+func TestBreakpointOverAList(t *testing.T) {
+	w := start(t, openModel(t, deltaCompleted), 110, 34)
+	w.waitFor(t, "State after #13 ")
+	w.keys("+", "+", "+", "+", "+", "+")
+	w.waitFor(t, "speed instant")
+	w.keys("B")
+	typeText(w, ".messages | length == 3")
+	w.keys("enter")
+	w.waitFor(t, "stop when .messages | length == 3")
+	w.keys("k", "k", "g")
+	w.waitFor(t, "State after #1 ")
+	w.keys(" ")
+	w.waitFor(t, "breakpoint: .messages | length == 3 became true", "State after #6 ")
+	w.keys("B")
+	for range len(".messages | length == 3") {
+		w.keys("backspace")
+	}
+	typeText(w, ".messages | length == 5")
+	w.keys("enter")
+	w.waitFor(t, "stop when .messages | length == 5")
+	w.keys(" ")
+	w.waitFor(t, "breakpoint: .messages | length == 5 became true", "State after #9 ")
+	w.keys("G", "g")
+	w.waitFor(t, "State after #1 ")
+	w.keys(" ")
+	w.waitFor(t, "breakpoint: .messages | length == 5 became true", "State after #9 ")
+	w.quit(t)
+}
+
 // s finds the first position where a state expression holds.
 func TestStateSearch(t *testing.T) {
 	w := start(t, openModel(t, deltaCompleted), 110, 34)
