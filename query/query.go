@@ -222,6 +222,11 @@ func Value(v any) any {
 		return out
 	case model.Literal:
 		return x.String()
+	case *model.Literal: // a Transient list's, boxed without allocating
+		if x == nil {
+			return nil
+		}
+		return x.String()
 	case model.Lazy:
 		// Made item by item; an item is converted before the next.
 		if x.Object {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +70,13 @@ func TestStateValue(t *testing.T) {
 	q, _ = Compile(".n == 7 and .at == 3")
 	if ok, err := q.Match(Value(st)); !ok || err != nil {
 		t.Fatalf("numbers: %v %v", ok, err)
+	}
+	// The strings of a Transient list (Delta Engine's messages) are
+	// string literals of the journal, some boxed as pointers.
+	lit := model.Literal(`"a\nb \u00e9"`)
+	v := Value(model.Object{{Key: "s", Value: lit}, {Key: "p", Value: &lit}})
+	if want := map[string]any{"s": "a\nb é", "p": "a\nb é"}; !reflect.DeepEqual(v, want) {
+		t.Fatalf("literals: %#v, want %#v", v, want)
 	}
 }
 
