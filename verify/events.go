@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -145,7 +148,10 @@ type seqEntry struct {
 }
 
 // events reads every event once and checks, by format, its envelope and
-// its seq, and for every format the timestamps in file order.
+// its seq, and for every format the timestamps in file order. The events'
+// members are scanned on every CPU, a chunk at a time (scanEvents); the
+// checks, which depend on the events before, run in file order on the
+// calling goroutine.
 func (c *checker) events() error {
 	recs := c.s.J.Index.Records()
 	if recs.Events() == 0 {
@@ -153,7 +159,6 @@ func (c *checker) events() error {
 	}
 	sc := newScanner()
 	var (
-		t        top
 		seqs     []seqEntry
 		prev     journal.Record   // the last event with a timestamp
 		prevTS   time.Time        // its timestamp; zero before the first
@@ -169,15 +174,15 @@ func (c *checker) events() error {
 	case model.Generic:
 		seenSeqs = map[int64]int32{}
 	}
-	err := c.s.J.Each(1, recs.Events(), func(ev model.Event) error {
-		// The event's record, from what Each gives (no search).
-		rec := journal.Record{Off: ev.Off, Len: int64(len(ev.Raw)), Line: int32(ev.Line), Pos: int32(ev.Pos)}
+	err := c.scanEvents(recs.Events(), func(e *scanned) {
+		rec := e.rec
 		r := &rec
-		if c.checked != nil && (ev.Pos&1023 == 0 || ev.Pos == recs.Events()) {
-			c.checked.Store(int64(ev.Pos))
+		t := &e.t
+		if c.checked != nil && (rec.Pos&1023 == 0 || int(rec.Pos) == recs.Events()) {
+			c.checked.Store(int64(rec.Pos))
 		}
-		if !sc.scan(ev.Raw, &t) {
-			return nil
+		if !e.ok {
+			return
 		}
 		if ts := t.ts; !ts.IsZero() {
 			if !prevTS.IsZero() && ts.Before(prevTS) {
@@ -188,19 +193,19 @@ func (c *checker) events() error {
 		}
 		switch format {
 		case model.DeltaEngine:
-			c.deltaEngineEnvelope(r, &t)
-			if v, ok := c.seqOf(r, &t, 1); ok {
+			c.deltaEngineEnvelope(r, t)
+			if v, ok := c.seqOf(r, t, 1); ok {
 				seqs = append(seqs, seqEntry{rec, v})
 			}
 		case model.DeltaMind:
-			if v, ok := c.seqOf(r, &t, 0); ok {
+			if v, ok := c.seqOf(r, t, 0); ok {
 				if v < maxSeq {
 					c.addAt(r, KindSeqOutOfOrder, "seq %d after seq %d: DeltaMind seqs may repeat (one per batch) but never decrease", v, maxSeq)
 				}
 				maxSeq = max(maxSeq, v)
 			}
 		case model.DurableStream:
-			c.durableEnvelope(r, &t)
+			c.durableEnvelope(r, t)
 			if t.id.kind == '"' {
 				// Ids are kept as 64-bit hashes (a string per event would
 				// be most of verify's memory on a large stream); a hash
@@ -214,10 +219,10 @@ func (c *checker) events() error {
 					}
 					first, seen = others[t.id.text]
 					if !seen {
-						others[t.id.text] = int32(ev.Pos)
+						others[t.id.text] = rec.Pos
 					}
 				} else if !seen {
-					ids[hashID(t.id.text)] = int32(ev.Pos)
+					ids[hashID(t.id.text)] = rec.Pos
 				}
 				if seen {
 					c.addAt(r, KindIDDuplicate, "event id %s repeated (first at line %d): the same event was appended twice, or two writers share ids", clip(t.id.text), recs.Event(int(first)).Line)
@@ -241,12 +246,88 @@ func (c *checker) events() error {
 			}
 			maxSeq = max(maxSeq, v)
 		}
-		return nil
 	})
 	if format == model.DeltaEngine {
 		c.deltaEngineSeqs(seqs)
 	}
 	return err
+}
+
+// scanned is one event as a worker of scanEvents read it: its record
+// and, when ok (it is a JSON object), its top-level members.
+type scanned struct {
+	rec journal.Record
+	ok  bool
+	t   top
+}
+
+// scanChunk is how many events a worker of scanEvents scans at a time. (A
+// variable, for tests.)
+var scanChunk = 4096
+
+// scanEvents scans events 1 to n on every CPU, each worker a chunk of
+// scanChunk events at a time through journal.Each with a scanner of its
+// own, and calls check with each, in file order, on the calling goroutine,
+// while the workers scan the chunks after it (at most two per worker
+// ahead). It returns the first error of a chunk's reading, after check
+// has seen the events of the chunks before it.
+func (c *checker) scanEvents(n int, check func(e *scanned)) error {
+	chunks := (n + scanChunk - 1) / scanChunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	type result struct {
+		evs []scanned
+		err error
+	}
+	slots := make([]chan result, chunks)
+	for k := range slots {
+		slots[k] = make(chan result, 1)
+	}
+	ahead := make(chan struct{}, 2*workers) // chunks scanned and not yet checked
+	stop := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := newScanner()
+			for {
+				select {
+				case ahead <- struct{}{}:
+				case <-stop:
+					return
+				}
+				k := int(next.Add(1)) - 1
+				if k >= chunks {
+					return
+				}
+				first, last := k*scanChunk+1, min((k+1)*scanChunk, n)
+				evs := make([]scanned, 0, last-first+1)
+				err := c.s.J.Each(first, last, func(ev model.Event) error {
+					e := scanned{rec: journal.Record{Off: ev.Off, Len: int64(len(ev.Raw)), Line: int32(ev.Line), Pos: int32(ev.Pos)}}
+					e.ok = sc.scan(ev.Raw, &e.t)
+					evs = append(evs, e)
+					return nil
+				})
+				slots[k] <- result{evs, err}
+			}
+		}()
+	}
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	for k := range chunks {
+		r := <-slots[k]
+		for i := range r.evs {
+			check(&r.evs[i])
+		}
+		if r.err != nil {
+			return r.err
+		}
+		<-ahead
+	}
+	return nil
 }
 
 // hashID hashes the event ids verify compares (a variable: a test makes

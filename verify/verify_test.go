@@ -53,6 +53,8 @@ func TestCheckProgressCountsTheEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	defer func(n int) { scanChunk = n }(scanChunk)
+	scanChunk = 100 // thirty chunks, checked in order as they are scanned
 	var checked atomic.Int64
 	rep, err := CheckProgress(s, &checked)
 	if err != nil {
@@ -78,13 +80,7 @@ func kindsOf(rep Report) []at {
 }
 
 func TestFixtureProblems(t *testing.T) {
-	tests := []struct {
-		path                      string
-		format, form              string
-		records, events, badLines int
-		want                      []at
-		message                   []string // substrings of the messages, in order
-	}{
+	tests := []fixtureCase{
 		{"malformed.jsonl", "delta-engine", "jsonl", 4, 3, 1,
 			[]at{{3, KindNotJSON}}, []string{"not JSON: invalid character at byte 0 of the line"}},
 		{"not-object.jsonl", "delta-engine", "jsonl", 5, 2, 3,
@@ -133,33 +129,51 @@ func TestFixtureProblems(t *testing.T) {
 			[]at{{0, KindSnapshotVersion}, {4, KindSeqOutOfOrder}},
 			[]string{"snapshot.json version is 2, want 1", "seq 5 after seq 6"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.path, func(t *testing.T) {
-			rep := check(t, filepath.Join(brokenDir, filepath.FromSlash(tt.path)), app.Options{})
-			if rep.Format != tt.format || rep.Form != tt.form {
-				t.Errorf("format, form = %s, %s; want %s, %s", rep.Format, rep.Form, tt.format, tt.form)
-			}
-			if rep.Records != tt.records || rep.Events != tt.events || rep.BadLines != tt.badLines {
-				t.Errorf("records, events, bad lines = %d, %d, %d; want %d, %d, %d",
-					rep.Records, rep.Events, rep.BadLines, tt.records, tt.events, tt.badLines)
-			}
-			if got := kindsOf(rep); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("problems = %v\nwant %v", got, tt.want)
-			}
-			for i, sub := range tt.message {
-				if i < len(rep.Problems) && !strings.Contains(rep.Problems[i].Message, sub) {
-					t.Errorf("problem %d message = %q, want it to contain %q", i, rep.Problems[i].Message, sub)
-				}
-			}
-			if rep.OK() {
-				t.Error("OK() = true for a broken journal")
-			}
-			for _, p := range rep.Problems {
-				if strings.ContainsAny(p.Message, "\x1b\x07\x00") {
-					t.Errorf("message quotes control bytes: %q", p.Message)
-				}
-			}
-		})
+	// The events are scanned a chunk at a time on every CPU and checked
+	// in file order: a problem that spans two events (a repeat, a
+	// timestamp that goes back) is found across the chunks' ends too.
+	defer func(n int) { scanChunk = n }(scanChunk)
+	for _, chunk := range []int{4096, 2, 1} {
+		scanChunk = chunk
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/chunks of %d", tt.path, chunk), func(t *testing.T) { tt.check(t) })
+		}
+	}
+}
+
+// fixtureCase is a fixture of brokenDir and what verify reports on it.
+type fixtureCase struct {
+	path                      string
+	format, form              string
+	records, events, badLines int
+	want                      []at
+	message                   []string // substrings of the messages, in order
+}
+
+func (tt fixtureCase) check(t *testing.T) {
+	rep := check(t, filepath.Join(brokenDir, filepath.FromSlash(tt.path)), app.Options{})
+	if rep.Format != tt.format || rep.Form != tt.form {
+		t.Errorf("format, form = %s, %s; want %s, %s", rep.Format, rep.Form, tt.format, tt.form)
+	}
+	if rep.Records != tt.records || rep.Events != tt.events || rep.BadLines != tt.badLines {
+		t.Errorf("records, events, bad lines = %d, %d, %d; want %d, %d, %d",
+			rep.Records, rep.Events, rep.BadLines, tt.records, tt.events, tt.badLines)
+	}
+	if got := kindsOf(rep); !reflect.DeepEqual(got, tt.want) {
+		t.Errorf("problems = %v\nwant %v", got, tt.want)
+	}
+	for i, sub := range tt.message {
+		if i < len(rep.Problems) && !strings.Contains(rep.Problems[i].Message, sub) {
+			t.Errorf("problem %d message = %q, want it to contain %q", i, rep.Problems[i].Message, sub)
+		}
+	}
+	if rep.OK() {
+		t.Error("OK() = true for a broken journal")
+	}
+	for _, p := range rep.Problems {
+		if strings.ContainsAny(p.Message, "\x1b\x07\x00") {
+			t.Errorf("message quotes control bytes: %q", p.Message)
+		}
 	}
 }
 
