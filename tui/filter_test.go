@@ -293,3 +293,19 @@ func TestEscStopsASearch(t *testing.T) {
 		t.Fatal("the search went on after esc")
 	}
 }
+
+// A diff says on the status line that it is being computed (seconds
+// between far positions of a large journal), and its overlay replaces
+// the message.
+func TestDiffSaysItIsComputing(t *testing.T) {
+	m := openModel(t, mindCoverage)
+	m.w, m.h = 110, 34
+	cmd := m.requestDiff(15, 16)
+	if !strings.Contains(m.statusLine(), "diff #15 → #16: comparing") {
+		t.Errorf("status line while the diff is computed: %q", m.statusLine())
+	}
+	m, _, _ = m.travelMsg(cmd())
+	if m.tv.overlay == nil || strings.Contains(m.statusLine(), "comparing") {
+		t.Errorf("after the diff: overlay %v, status %q", m.tv.overlay != nil, m.statusLine())
+	}
+}

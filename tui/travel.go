@@ -283,7 +283,12 @@ type searchMsg struct {
 // playMsg advances play by one event.
 type playMsg struct{ gen int }
 
+// requestDiff computes the diff between positions a and b in the
+// background, saying so on the status line: between far positions of a
+// large journal it takes seconds (both states and projections are made
+// whole).
 func (m *Model) requestDiff(a, b int) tea.Cmd {
+	m.setStatus(fmt.Sprintf("diff #%d → #%d: comparing the states and their projections…", a, b), false)
 	r, dg := m.sess.R, m.dataGen
 	return func() tea.Msg {
 		rep, err := statediff.Compute(r, a, b)
@@ -718,6 +723,7 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 			m.setStatus("diff: "+msg.err.Error(), true)
 			return m, nil, true
 		}
+		m.setStatus("", false)
 		lines := msg.rep.Lines()
 		for i, l := range lines {
 			lines[i] = render.Line(l)
