@@ -39,6 +39,11 @@ type Lazy struct {
 	// Get, when not nil, returns the member named key of an Object, as
 	// At returns an item, and whether there is one.
 	Get func(key string) (any, bool)
+	// Rank, when not nil, returns a number that orders the members of an
+	// Object as Each yields them (lower first), and whether key is one:
+	// with Get, a diff of a few members puts them in the Object's order
+	// without making the others.
+	Rank func(key string) (int, bool)
 }
 
 // An Appender is an item of a Lazy's Parts that writes its own JSON text

@@ -64,6 +64,14 @@ func Diff(a, b any) []Change {
 	return out
 }
 
+// DiffAt appends to out the changes from a to b, values found at path p
+// of two states, with their paths under p: the part of Diff of the whole
+// states that lies under p, in the same order.
+func DiffAt(out []Change, p Path, a, b any) []Change {
+	diff(append(make(Path, 0, len(p)+8), p...), a, b, &out)
+	return out
+}
+
 // diff appends the changes from a to b under p to out. p is a stack that
 // diff extends in place for the members it visits; a change gets a copy.
 

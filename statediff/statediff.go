@@ -11,6 +11,7 @@ package statediff
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -45,7 +46,11 @@ func Compute(r *replay.Replay, a, b int) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{From: a, To: b, Changes: replay.Diff(withoutAt(model.StateJSON(r.F, sa, a)), withoutAt(model.StateJSON(r.F, sb, b)))}
+	changes, ok := touchedChanges(r.F, sa, sb, a, b)
+	if !ok {
+		changes = replay.Diff(withoutAt(model.StateJSON(r.F, sa, a)), withoutAt(model.StateJSON(r.F, sb, b)))
+	}
+	rep := Report{From: a, To: b, Changes: changes}
 	for _, doc := range r.F.Docs() {
 		da, db := r.F.Render(sa, doc), r.F.Render(sb, doc)
 		if da == db {
@@ -55,6 +60,226 @@ func Compute(r *replay.Replay, a, b int) (Report, error) {
 		rep.Docs = append(rep.Docs, DocDiff{Name: doc, Unified: u})
 	}
 	return rep, nil
+}
+
+// touchedChanges returns replay.Diff of the two states' views, without
+// "at", made from what the later state says changed since the earlier
+// (replay.Toucher, whose paths are the ones Diff reports): only the
+// members named are made, and of a long list (a model.Lazy with At: Delta
+// Engine's messages, DeltaMind's items) or object with one member named
+// (Get and Rank: Delta Engine's actions) only the members named. A diff of neighbouring events at
+// the end of a large journal then costs what they changed, not two whole
+// states: 250 MB of DeltaMind held 1.2 GB of items' objects for it. It
+// returns false when a state is not a Toucher, the positions are more than
+// maxEvents apart, or a member changed too much to be diffed item by item
+// (memberChanges): the caller diffs the whole views.
+func touchedChanges(f model.Format, sa, sb model.State, a, b int) ([]replay.Change, bool) {
+	ta, okA := sa.(replay.Toucher)
+	tb, okB := sb.(replay.Toucher)
+	if !okA || !okB || max(a-b, b-a) > maxEvents {
+		return nil, false
+	}
+	var paths []replay.Path
+	if a <= b {
+		paths = tb.Touched(sa)
+	} else {
+		paths = ta.Touched(sb) // the same paths, asked of the later state
+	}
+	byName := map[string][]replay.Path{}
+	var names []string
+	for _, p := range paths {
+		name, ok := p[0].(string)
+		if !ok {
+			return nil, false
+		}
+		if _, seen := byName[name]; !seen {
+			names = append(names, name)
+		}
+		byName[name] = append(byName[name], p)
+	}
+	if len(names) == 0 {
+		return nil, true
+	}
+	// Diff's order: b's members in its order, then those only a has.
+	ma, mb := model.StreamMembers(f, sa, a, names), model.StreamMembers(f, sb, b, names)
+	var out []replay.Change
+	ok := true
+	for _, fb := range mb {
+		va, had := ma.Get(fb.Key)
+		if !had {
+			out = append(out, replay.Change{Path: replay.Path{fb.Key}, Op: replay.Added, New: viewMember(f, sb, b, fb.Key)})
+			continue
+		}
+		if out, ok = memberChanges(out, fb.Key, va, fb.Value, byName[fb.Key]); !ok {
+			return nil, false
+		}
+	}
+	for _, fa := range ma {
+		if _, has := mb.Get(fa.Key); !has {
+			out = append(out, replay.Change{Path: replay.Path{fa.Key}, Op: replay.Removed, Old: viewMember(f, sa, a, fa.Key)})
+		}
+	}
+	return out, true
+}
+
+// maxItems is the most items of a long list that touchedChanges makes one
+// at a time; past it (a diff between far positions) both views are made
+// whole, which costs less than finding each item on its own.
+const maxItems = 4096
+
+// maxEvents is the most events between the two positions for which
+// touchedChanges asks what changed: past it, most of a long list has
+// (Touched reads every event between them back), and both views are made
+// whole at once.
+const maxEvents = 4 * maxItems
+
+// memberChanges appends the changes of top-level member name, whose values
+// in the two states' stream views (model.StreamMembers) are va and vb and
+// under which paths changed: item by item for a Lazy list with At, or a
+// Lazy object with Get (and Rank, to order more than one member); from the
+// values for a member that is not Lazy. It returns false for a Lazy member
+// it cannot diff that way (the member named whole, more than maxItems
+// items, more than one member of an object without Rank).
+func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.Path) ([]replay.Change, bool) {
+	_, lazyA := va.(model.Lazy)
+	_, lazyB := vb.(model.Lazy)
+	if !lazyA && !lazyB {
+		return replay.DiffAt(out, replay.Path{name}, va, vb), true
+	}
+	// One side may be a plain list or object (a state before the log a
+	// format streams from began).
+	la, lb := asLazy(va), asLazy(vb)
+	switch {
+	case !la.Object && !lb.Object && la.At != nil && lb.At != nil:
+		idx, ok := items(paths)
+		if !ok || len(idx) > maxItems {
+			return nil, false
+		}
+		for _, i := range idx {
+			p := replay.Path{name, i}
+			switch inA, inB := i < la.Len, i < lb.Len; {
+			case inA && inB:
+				out = replay.DiffAt(out, p, la.At(i), lb.At(i))
+			case inB:
+				out = append(out, replay.Change{Path: p, Op: replay.Added, New: lb.At(i)})
+			case inA:
+				out = append(out, replay.Change{Path: p, Op: replay.Removed, Old: la.At(i)})
+			}
+		}
+		return out, true
+	case la.Object && lb.Object && la.Get != nil && lb.Get != nil:
+		keys, ok := memberKeys(paths)
+		if !ok || len(keys) > maxItems || len(keys) > 1 && (la.Rank == nil || lb.Rank == nil) {
+			return nil, false
+		}
+		for _, key := range inOrder(keys, la, lb) {
+			p := replay.Path{name, key}
+			oa, had := la.Get(key)
+			ob, has := lb.Get(key)
+			switch {
+			case had && has:
+				out = replay.DiffAt(out, p, oa, ob)
+			case has:
+				out = append(out, replay.Change{Path: p, Op: replay.Added, New: ob})
+			case had:
+				out = append(out, replay.Change{Path: p, Op: replay.Removed, Old: oa})
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// asLazy returns v as a model.Lazy with At (a list) or Get (an object):
+// v itself when it is one, a view of a []any or model.Object, and a Lazy
+// with neither for anything else.
+func asLazy(v any) model.Lazy {
+	switch x := v.(type) {
+	case model.Lazy:
+		return x
+	case []any:
+		return model.Lazy{Len: len(x), At: func(i int) any { return x[i] }}
+	case model.Object:
+		return model.Lazy{Len: len(x), Object: true, Get: x.Get, Rank: func(k string) (int, bool) {
+			i := slices.IndexFunc(x, func(f model.Field) bool { return f.Key == k })
+			return i, i >= 0
+		}}
+	}
+	return model.Lazy{}
+}
+
+// viewMember returns member name of s's view, as model.StateJSON gives it.
+func viewMember(f model.Format, s model.State, at int, name string) any {
+	v, _ := model.StateMembers(f, s, at, []string{name}, model.StateJSON).Get(name)
+	return v
+}
+
+// items returns the item indexes paths name (each path's second element),
+// sorted and without repeats, and false when one names none (the member
+// whole, or a member of an object).
+func items(paths []replay.Path) ([]int, bool) {
+	idx := make([]int, 0, len(paths))
+	for _, p := range paths {
+		if len(p) < 2 {
+			return nil, false
+		}
+		i, ok := p[1].(int)
+		if !ok {
+			return nil, false
+		}
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	return slices.Compact(idx), true
+}
+
+// memberKeys returns the object members paths name (each path's second
+// element), without repeats, and false when one names none (the member
+// whole, or an item of a list).
+func memberKeys(paths []replay.Path) ([]string, bool) {
+	keys := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if len(p) < 2 {
+			return nil, false
+		}
+		k, ok := p[1].(string)
+		if !ok {
+			return nil, false
+		}
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys, true
+}
+
+// inOrder returns keys in the order Diff visits them: the members of b
+// in b's order (Rank), then those only a has in a's; a key neither has is
+// left out. One key is returned as it is.
+func inOrder(keys []string, a, b model.Lazy) []string {
+	if len(keys) < 2 {
+		return keys
+	}
+	type ranked struct {
+		key  string
+		rank int
+	}
+	var inB, onlyA []ranked
+	for _, k := range keys {
+		if r, ok := b.Rank(k); ok {
+			inB = append(inB, ranked{k, r})
+		} else if r, ok := a.Rank(k); ok {
+			onlyA = append(onlyA, ranked{k, r})
+		}
+	}
+	out := make([]string, 0, len(inB)+len(onlyA))
+	for _, rs := range [][]ranked{inB, onlyA} {
+		slices.SortFunc(rs, func(x, y ranked) int { return x.rank - y.rank })
+		for _, r := range rs {
+			out = append(out, r.key)
+		}
+	}
+	return out
 }
 
 func withoutAt(o model.Object) model.Object {

@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/model/formats"
+	"github.com/rewind-tui/rewind/replay"
 )
 
 // TestCompactPrefix holds CompactPrefix to Compact: the whole value when
@@ -59,6 +62,65 @@ func TestCompactPrefix(t *testing.T) {
 			case len(full) > n && (len(got) <= n || !strings.HasPrefix(full, got)):
 				t.Fatalf("n=%d: %q is not a start of %q of more than %d bytes", n, got, full, n)
 			}
+		}
+	}
+}
+
+// The changes made from what the later state says changed are Diff of
+// the two whole views, line for line and in the JSON `rewind diff --json`
+// prints: between every event and the one before (d d), the other way
+// round, and between far positions of a journal of each format (d and a
+// mark), states refolded from the replay's keyframes as the TUI gets them.
+func TestTouchedChangesAreDiffOfTheViews(t *testing.T) {
+	for _, name := range []string{model.DurableStream, model.DeltaEngine, model.DeltaMind} {
+		j := journaltest.Generated(t, name, name+".jsonl", 600, 9)
+		f, _ := formats.ByName(name)
+		r := replay.New(j, f)
+		n := r.Events()
+		if n < 600 {
+			t.Fatalf("%s: %d events, want 600", name, n)
+		}
+		pairs := [][2]int{{0, n}, {n, 0}, {1, n / 2}, {n / 2, n - 3}, {n - 40, n}, {n, n - 40}}
+		for pos := 1; pos <= n; pos++ {
+			pairs = append(pairs, [2]int{pos - 1, pos})
+			if pos%7 == 0 {
+				pairs = append(pairs, [2]int{pos, pos - 1})
+			}
+		}
+		touched := 0
+		for _, p := range pairs {
+			a, b := p[0], p[1]
+			sa, err := r.StateAt(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sb, err := r.StateAt(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := touchedChanges(f, sa, sb, a, b)
+			if !ok {
+				// Between far positions, several actions or every item:
+				// the whole views are diffed instead.
+				if a-b == 1 || b-a == 1 {
+					t.Fatalf("%s: no changes from Touched between neighbours %d and %d", name, a, b)
+				}
+				continue
+			}
+			touched += len(got)
+			want := replay.Diff(withoutAt(model.StateJSON(f, sa, a)), withoutAt(model.StateJSON(f, sb, b)))
+			g, w := Report{From: a, To: b, Changes: got}, Report{From: a, To: b, Changes: want}
+			if gl, wl := strings.Join(g.Lines(), "\n"), strings.Join(w.Lines(), "\n"); gl != wl {
+				t.Fatalf("%s, %d → %d: lines\n%.1500s\nwant\n%.1500s", name, a, b, gl, wl)
+			}
+			gj, _ := json.Marshal(g.JSON())
+			wj, _ := json.Marshal(w.JSON())
+			if string(gj) != string(wj) {
+				t.Fatalf("%s, %d → %d: JSON\n%.1500s\nwant\n%.1500s", name, a, b, gj, wj)
+			}
+		}
+		if touched < n {
+			t.Errorf("%s: %d changes over %d pairs: the pairs change too little to check", name, touched, len(pairs))
 		}
 	}
 }

@@ -45,7 +45,7 @@ func (format) StreamView(s model.State) model.Object {
 				return yield(func(y func(any) bool) { sn.streamActions(lo, hi, span, y) })
 			})
 		},
-		Get: sn.actionObject,
+		Get: sn.actionObject, Rank: sn.actionRank,
 	}
 	return st.view(msgs, actions, st.problems())
 }
@@ -89,6 +89,20 @@ func (s *snap) actionObject(id string) (any, bool) {
 		return nil, false
 	}
 	return a.object(), true
+}
+
+// actionRank returns the index of the first log entry of action id, which
+// orders the actions in View (streamActions yields them at their first
+// entries), and whether the snapshot has an event of id. It walks back
+// the entries of id's hash from its last one: two or three.
+func (s *snap) actionRank(id string) (int, bool) {
+	k := keyOf([]byte(id))
+	for j := s.lookup(k); j >= 0; j = int(s.get(j).prev) - 1 {
+		if e := s.get(j); e.check() == k.check && e.has(fFirst) {
+			return j, true
+		}
+	}
+	return 0, false
 }
 
 // partSpan is about how many bytes of the journal a part of StreamView's
