@@ -13,6 +13,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -36,7 +37,8 @@ type DocDiff struct {
 }
 
 // Compute returns the report between positions a and b of r (0 is the
-// state before any event). It folds at most two keyframe intervals.
+// state before any event). It folds at most two keyframe intervals, and
+// makes each projection of the two states on two goroutines.
 func Compute(r *replay.Replay, a, b int) (Report, error) {
 	sa, err := r.StateAt(a)
 	if err != nil {
@@ -52,7 +54,13 @@ func Compute(r *replay.Replay, a, b int) (Report, error) {
 	}
 	rep := Report{From: a, To: b, Changes: changes}
 	for _, doc := range r.F.Docs() {
-		da, db := r.F.Render(sa, doc), r.F.Render(sb, doc)
+		// The two projections at once: each is made whole, which on a
+		// large journal is most of what a diff costs.
+		var da string
+		var wg sync.WaitGroup
+		wg.Go(func() { da = r.F.Render(sa, doc) })
+		db := r.F.Render(sb, doc)
+		wg.Wait()
 		if da == db {
 			continue
 		}

@@ -3,6 +3,7 @@ package statediff
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,6 +118,23 @@ func TestTouchedChangesAreDiffOfTheViews(t *testing.T) {
 			wj, _ := json.Marshal(w.JSON())
 			if string(gj) != string(wj) {
 				t.Fatalf("%s, %d → %d: JSON\n%.1500s\nwant\n%.1500s", name, a, b, gj, wj)
+			}
+		}
+		// Compute, which renders the two projections at once, gives
+		// what the views and projections give (run with -race too).
+		for _, p := range [][2]int{{n - 1, n}, {n, n / 2}} {
+			rep, err := Compute(r, p[0], p[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			sa, _ := r.StateAt(p[0])
+			sb, _ := r.StateAt(p[1])
+			for _, doc := range f.Docs() {
+				da, db := f.Render(sa, doc), f.Render(sb, doc)
+				found := slices.ContainsFunc(rep.Docs, func(d DocDiff) bool { return d.Name == doc })
+				if found != (da != db) {
+					t.Errorf("%s, %d → %d: projection %s in the report %v, differs %v", name, p[0], p[1], doc, found, da != db)
+				}
 			}
 		}
 		if touched < n {
