@@ -206,7 +206,7 @@ func (m *StateMatcher) remake(s model.State, at int, name string, paths []replay
 func remakeItems(list []any, l model.Lazy, paths []replay.Path) ([]any, bool) {
 	idx := make([]int, 0, len(paths))
 	for _, p := range paths {
-		i, ok := itemOf(p)
+		i, ok := replay.Under[int](p)
 		if !ok {
 			return nil, false
 		}
@@ -239,7 +239,7 @@ func remakeItems(list []any, l model.Lazy, paths []replay.Path) ([]any, bool) {
 // then has a member count other than l's.
 func remakeMembers(obj map[string]any, l model.Lazy, paths []replay.Path) bool {
 	for _, p := range paths {
-		key, ok := keyOf(p)
+		key, ok := replay.Under[string](p)
 		if !ok {
 			return false
 		}
@@ -250,24 +250,4 @@ func remakeMembers(obj map[string]any, l model.Lazy, paths []replay.Path) bool {
 		}
 	}
 	return len(obj) == l.Len
-}
-
-// itemOf returns the index of the item a path into a list names
-// (.messages[3].content gives 3).
-func itemOf(p replay.Path) (int, bool) {
-	if len(p) < 2 {
-		return 0, false
-	}
-	i, ok := p[1].(int)
-	return i, ok
-}
-
-// keyOf returns the member a path into an object names (.actions.call_1
-// gives call_1).
-func keyOf(p replay.Path) (string, bool) {
-	if len(p) < 2 {
-		return "", false
-	}
-	k, ok := p[1].(string)
-	return k, ok
 }

@@ -48,6 +48,19 @@ func (p Path) String() string {
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// Under returns the second element of p, the item of a list (T int) or
+// the member of an object (T string) that p names under its top-level
+// member (.messages[3].content: 3), and false when p has none of that
+// type (a path to a member whole, or a Whole path).
+func Under[T int | string](p Path) (T, bool) {
+	var zero T
+	if len(p) < 2 {
+		return zero, false
+	}
+	v, ok := p[1].(T)
+	return v, ok
+}
+
 // Change is one difference between two states.
 type Change struct {
 	Path Path

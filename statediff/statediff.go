@@ -159,7 +159,7 @@ func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.
 	la, lb := asLazy(va), asLazy(vb)
 	switch {
 	case !la.Object && !lb.Object && la.At != nil && lb.At != nil:
-		idx, ok := items(paths)
+		idx, ok := under[int](paths)
 		if !ok || len(idx) > maxItems {
 			return nil, false
 		}
@@ -176,7 +176,7 @@ func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.
 		}
 		return out, true
 	case la.Object && lb.Object && la.Get != nil && lb.Get != nil:
-		keys, ok := memberKeys(paths)
+		keys, ok := under[string](paths)
 		if !ok || len(keys) > maxItems || len(keys) > 1 && (la.Rank == nil || lb.Rank == nil) {
 			return nil, false
 		}
@@ -222,43 +222,21 @@ func viewMember(f model.Format, s model.State, at int, name string) any {
 	return v
 }
 
-// items returns the item indexes paths name (each path's second element),
-// sorted and without repeats, and false when one names none (the member
-// whole, or a member of an object).
-func items(paths []replay.Path) ([]int, bool) {
-	idx := make([]int, 0, len(paths))
+// under returns the items (T int) or object members (T string) that
+// paths name under their member (replay.Under), sorted and without
+// repeats, and false when one names none (the member whole, or the other
+// kind).
+func under[T int | string](paths []replay.Path) ([]T, bool) {
+	out := make([]T, 0, len(paths))
 	for _, p := range paths {
-		if len(p) < 2 {
-			return nil, false
-		}
-		i, ok := p[1].(int)
+		v, ok := replay.Under[T](p)
 		if !ok {
 			return nil, false
 		}
-		idx = append(idx, i)
+		out = append(out, v)
 	}
-	slices.Sort(idx)
-	return slices.Compact(idx), true
-}
-
-// memberKeys returns the object members paths name (each path's second
-// element), without repeats, and false when one names none (the member
-// whole, or an item of a list).
-func memberKeys(paths []replay.Path) ([]string, bool) {
-	keys := make([]string, 0, len(paths))
-	for _, p := range paths {
-		if len(p) < 2 {
-			return nil, false
-		}
-		k, ok := p[1].(string)
-		if !ok {
-			return nil, false
-		}
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	return keys, true
+	slices.Sort(out)
+	return slices.Compact(out), true
 }
 
 // inOrder returns keys in the order Diff visits them: the members of b
