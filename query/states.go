@@ -204,18 +204,12 @@ func (m *StateMatcher) remake(s model.State, at int, name string, paths []replay
 // false when a path does not name an item ([]int), or names one past the
 // end of the list.
 func remakeItems(list []any, l model.Lazy, paths []replay.Path) ([]any, bool) {
-	idx := make([]int, 0, len(paths))
-	for _, p := range paths {
-		i, ok := replay.Under[int](p)
-		if !ok {
-			return nil, false
-		}
-		idx = append(idx, i)
+	idx, ok := replay.UnderAll[int](paths)
+	if !ok {
+		return nil, false
 	}
-	slices.Sort(idx)
-	for k, i := range idx {
+	for _, i := range idx {
 		switch {
-		case k > 0 && i == idx[k-1]:
 		case i >= l.Len:
 			// Past the new end: the list shrank, cut below.
 		case i < len(list):

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,21 @@ func Under[T int | string](p Path) (T, bool) {
 	}
 	v, ok := p[1].(T)
 	return v, ok
+}
+
+// UnderAll returns what Under gives for each of paths, sorted and without
+// repeats, and false when one of them has none.
+func UnderAll[T int | string](paths []Path) ([]T, bool) {
+	out := make([]T, 0, len(paths))
+	for _, p := range paths {
+		v, ok := Under[T](p)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), true
 }
 
 // Change is one difference between two states.

@@ -159,7 +159,7 @@ func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.
 	la, lb := asLazy(va), asLazy(vb)
 	switch {
 	case !la.Object && !lb.Object && la.At != nil && lb.At != nil:
-		idx, ok := under[int](paths)
+		idx, ok := replay.UnderAll[int](paths)
 		if !ok || len(idx) > maxItems {
 			return nil, false
 		}
@@ -176,7 +176,7 @@ func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.
 		}
 		return out, true
 	case la.Object && lb.Object && la.Get != nil && lb.Get != nil:
-		keys, ok := under[string](paths)
+		keys, ok := replay.UnderAll[string](paths)
 		if !ok || len(keys) > maxItems || len(keys) > 1 && (la.Rank == nil || lb.Rank == nil) {
 			return nil, false
 		}
@@ -220,23 +220,6 @@ func asLazy(v any) model.Lazy {
 func viewMember(f model.Format, s model.State, at int, name string) any {
 	v, _ := model.StateMembers(f, s, at, []string{name}, model.StateJSON).Get(name)
 	return v
-}
-
-// under returns the items (T int) or object members (T string) that
-// paths name under their member (replay.Under), sorted and without
-// repeats, and false when one names none (the member whole, or the other
-// kind).
-func under[T int | string](paths []replay.Path) ([]T, bool) {
-	out := make([]T, 0, len(paths))
-	for _, p := range paths {
-		v, ok := replay.Under[T](p)
-		if !ok {
-			return nil, false
-		}
-		out = append(out, v)
-	}
-	slices.Sort(out)
-	return slices.Compact(out), true
 }
 
 // inOrder returns keys in the order Diff visits them: the members of b
