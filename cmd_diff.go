@@ -25,32 +25,33 @@ diffed by line, then the unified diff of each Markdown projection that changed.
 		Args: exactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The journal is read only as far as the later position, when
-			// both are numbers.
-			through := 0
-			for _, a := range args[1:] {
+			// both are numbers; otherwise whole, for the error to say how
+			// many events it has.
+			var pos [2]int
+			bad := "" // the first position that is not a number
+			for i, a := range args[1:] {
 				n, err := strconv.Atoi(a)
-				if err != nil || n < 0 {
-					through = -1
-					break
+				if (err != nil || n < 0) && bad == "" {
+					bad = a
 				}
-				through = max(through, n)
+				pos[i] = n
 			}
 			open := g.open
-			if through >= 0 {
-				open = func(path string) (*app.Session, error) { return g.openIndexedThrough(path, through, eventsStep) }
+			if bad == "" {
+				open = func(path string) (*app.Session, error) {
+					return g.openIndexedThrough(path, max(pos[0], pos[1]), eventsStep)
+				}
 			}
 			s, err := open(args[0])
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			var pos [2]int
-			for i, a := range args[1:] {
-				n, err := strconv.Atoi(a)
-				if err != nil || n < 0 {
-					return usageErr("%s: position %q is not a number from 0 to %d", s.J.Path, a, s.R.Events())
-				}
-				if pos[i], err = resolveAt(s, n); err != nil {
+			if bad != "" {
+				return usageErr("%s: position %q is not a number from 0 to %d", s.J.Path, bad, s.R.Events())
+			}
+			for i := range pos {
+				if pos[i], err = resolveAt(s, pos[i]); err != nil {
 					return err
 				}
 			}

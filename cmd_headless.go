@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -314,7 +315,7 @@ func eachStreamed(s *app.Session, size, step int64, from, to int, keep func(line
 	fn func(ev model.Event, typ func() string) error) error {
 	from = max(from, 1)
 	if to <= 0 {
-		to = int(^uint(0) >> 1)
+		to = math.MaxInt
 	}
 	var recs journal.Records
 	var cur model.Event

@@ -5,6 +5,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 
@@ -117,7 +118,8 @@ func FromJournal(t journal.Target, j *journal.Journal, o Options) (*Session, err
 
 // Redetect detects the format again when it was only guessed from an empty
 // journal and events have arrived since. It reports whether the format (and
-// so the replay) changed; it must not run concurrently with other uses of s.
+// so the replay) changed; a new replay is one-shot (replay.OneShot) when the
+// old one was. It must not run concurrently with other uses of s.
 func (s *Session) Redetect() bool {
 	if !s.Tentative || s.R.Events() == 0 {
 		return false
@@ -127,8 +129,12 @@ func (s *Session) Redetect() bool {
 	if f.Name() == s.F.Name() {
 		return false
 	}
+	oneShot := s.R.IsOneShot()
 	s.F = f
 	s.R = replay.New(s.J, f)
+	if oneShot { // a one-shot command's replay stays one
+		s.R.OneShot()
+	}
 	return true
 }
 
@@ -182,7 +188,7 @@ func (s *Session) FoldWhileIndexingThrough(pos int, step int64) error {
 	}
 	through := pos
 	if through < 0 {
-		through = int(^uint(0) >> 1)
+		through = math.MaxInt
 	}
 	if s.Tentative {
 		// The prefix held no event to detect the format from: index on
@@ -190,9 +196,7 @@ func (s *Session) FoldWhileIndexingThrough(pos int, step int64) error {
 		if err := s.J.UpdateThrough(st.Size(), step, 1); err != nil {
 			return err
 		}
-		if oneShot := s.R.IsOneShot(); s.Redetect() && oneShot {
-			s.R.OneShot()
-		}
+		s.Redetect()
 	}
 	if _, err := s.R.StateAt(min(through, s.R.Events())); err != nil || s.R.Events() >= through {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -192,7 +193,7 @@ func (j *Journal) UpdateEachPreparedEnds(size int64, prepare func(lines [][]byte
 // only as far as event n reads it within a step of there.
 func (j *Journal) UpdateThrough(size, step int64, n int) error {
 	if n < 0 {
-		n = int(^uint(0) >> 1)
+		n = math.MaxInt
 	}
 	for at := j.Size(); at < size; {
 		if _, evs := j.Index.Counts(); evs >= n {

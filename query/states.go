@@ -88,20 +88,11 @@ func (m *StateMatcher) input(s model.State, at int) map[string]any {
 		m.in["at"] = at
 	}
 	// The paths of each member, in the order Touched gives them.
-	var names []string
-	byName := map[string][]replay.Path{}
-	for _, p := range paths {
-		name, ok := p[0].(string)
-		if !ok || !m.reads(name) {
-			continue
-		}
-		if _, seen := byName[name]; !seen {
-			names = append(names, name)
-		}
-		byName[name] = append(byName[name], p)
-	}
+	names, byName, _ := replay.ByMember(paths)
 	for _, name := range names {
-		m.remake(s, at, name, byName[name])
+		if m.reads(name) {
+			m.remake(s, at, name, byName[name])
+		}
 	}
 	return m.in
 }

@@ -62,6 +62,29 @@ func Under[T int | string](p Path) (T, bool) {
 	return v, ok
 }
 
+// ByMember groups paths by the top-level member they start with: the
+// members' names in the order of their first paths, and the paths of each,
+// in order. A path that starts with no name (empty, or with an index) is
+// left out, and ok is then false.
+func ByMember(paths []Path) (names []string, byName map[string][]Path, ok bool) {
+	byName, ok = map[string][]Path{}, true
+	for _, p := range paths {
+		var name string
+		if len(p) > 0 {
+			name, ok = p[0].(string)
+		}
+		if len(p) == 0 || !ok {
+			ok = false
+			continue
+		}
+		if _, seen := byName[name]; !seen {
+			names = append(names, name)
+		}
+		byName[name] = append(byName[name], p)
+	}
+	return names, byName, ok
+}
+
 // UnderAll returns what Under gives for each of paths, sorted and without
 // repeats, and false when one of them has none.
 func UnderAll[T int | string](paths []Path) ([]T, bool) {

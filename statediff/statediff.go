@@ -93,17 +93,9 @@ func touchedChanges(f model.Format, sa, sb model.State, a, b int) ([]replay.Chan
 	} else {
 		paths = ta.Touched(sb) // the same paths, asked of the later state
 	}
-	byName := map[string][]replay.Path{}
-	var names []string
-	for _, p := range paths {
-		name, ok := p[0].(string)
-		if !ok {
-			return nil, false
-		}
-		if _, seen := byName[name]; !seen {
-			names = append(names, name)
-		}
-		byName[name] = append(byName[name], p)
+	names, byName, ok := replay.ByMember(paths)
+	if !ok {
+		return nil, false
 	}
 	if len(names) == 0 {
 		return nil, true
@@ -111,7 +103,6 @@ func touchedChanges(f model.Format, sa, sb model.State, a, b int) ([]replay.Chan
 	// Diff's order: b's members in its order, then those only a has.
 	ma, mb := model.StreamMembers(f, sa, a, names), model.StreamMembers(f, sb, b, names)
 	var out []replay.Change
-	ok := true
 	for _, fb := range mb {
 		va, had := ma.Get(fb.Key)
 		if !had {

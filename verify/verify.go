@@ -120,7 +120,8 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 
 // Check verifies the journal of s as it was when s was opened (records
 // appended since are not looked at) and returns what it found. It reads the
-// journal's events once, sequentially; it writes nothing. An I/O error while
+// journal's events once (their members on every CPU, checked in file
+// order); it writes nothing. An I/O error while
 // reading events is returned with the report of what was checked before it.
 func Check(s *app.Session) (Report, error) { return CheckProgress(s, nil) }
 
