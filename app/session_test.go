@@ -1,17 +1,29 @@
 package app_test
 
 import (
-	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
+	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/model"
 )
+
+// generated writes a journal of n events in format made with seed to a
+// file called name in a temporary directory (journaltest.GeneratedPath)
+// and returns its path and bytes.
+func generated(t *testing.T, format, name string, n int, seed int64) (string, []byte) {
+	t.Helper()
+	path := journaltest.GeneratedPath(t, format, name, n, seed)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, b
+}
 
 // lastState opens path whole and returns the format and the JSON of the
 // state after its last event, the way rewind state printed it before it
@@ -39,21 +51,13 @@ func lastState(t *testing.T, path string) (string, string) {
 // opening the whole journal first gives, whatever the prefix indexed
 // before folding starts.
 func TestFoldWhileIndexingGivesTheLastState(t *testing.T) {
-	dir := t.TempDir()
 	for _, format := range []string{demo.FormatDurableStream, demo.FormatDeltaEngine, demo.FormatDeltaMind} {
-		var b bytes.Buffer
-		if err := demo.Generate(&b, format, 4000, 7); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, format+".jsonl")
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path, b := generated(t, format, format+".jsonl", 4000, 7)
 		wantFormat, want := lastState(t, path)
 		if wantFormat != format {
 			t.Fatalf("%s detected as %s", format, wantFormat)
 		}
-		for _, prefix := range []int64{1, 200, 64 << 10, int64(b.Len()) + 1} {
+		for _, prefix := range []int64{1, 200, 64 << 10, int64(len(b)) + 1} {
 			s, err := app.OpenPath(path, app.Options{Prefix: prefix})
 			if err != nil {
 				t.Fatal(err)
@@ -91,16 +95,8 @@ func TestFoldWhileIndexingGivesTheLastState(t *testing.T) {
 // whatever the prefix and the step, and the reading stops within a step
 // of event N.
 func TestFoldWhileIndexingThroughAPosition(t *testing.T) {
-	dir := t.TempDir()
 	for _, format := range []string{demo.FormatDurableStream, demo.FormatDeltaEngine, demo.FormatDeltaMind} {
-		var b bytes.Buffer
-		if err := demo.Generate(&b, format, 3000, 11); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, format+".jsonl")
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path, b := generated(t, format, format+".jsonl", 3000, 11)
 		whole, err := app.OpenPath(path, app.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +109,7 @@ func TestFoldWhileIndexingThroughAPosition(t *testing.T) {
 			j, _ := obj.MarshalJSON()
 			return string(j)
 		}
-		step := int64(b.Len() / 20)
+		step := int64(len(b) / 20)
 		for _, prefix := range []int64{200, 32 << 10} {
 			for _, pos := range []int{0, 1, 255, 256, 1234, 2999, 3000} {
 				s, err := app.OpenPath(path, app.Options{Prefix: prefix})
@@ -135,7 +131,7 @@ func TestFoldWhileIndexingThroughAPosition(t *testing.T) {
 					ev := whole.J.Index.Records().Event(max(pos, 1))
 					if read := s.J.Index.Consumed(); read > max(prefix, ev.Off+ev.Len+1+step) {
 						t.Errorf("%s, prefix %d, through %d: %d of %d bytes indexed, want at most a step past the event's end (%d)",
-							format, prefix, pos, read, b.Len(), ev.Off+ev.Len+1)
+							format, prefix, pos, read, len(b), ev.Off+ev.Len+1)
 					}
 				}
 				s.Close()
@@ -148,14 +144,7 @@ func TestFoldWhileIndexingThroughAPosition(t *testing.T) {
 // A journal cut after rewind state began to read it is an error, not the
 // state of what was left of it.
 func TestFoldWhileIndexingJournalCut(t *testing.T) {
-	var b bytes.Buffer
-	if err := demo.Generate(&b, demo.FormatDurableStream, 2000, 5); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "durable_stream.jsonl")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path, _ := generated(t, demo.FormatDurableStream, "durable_stream.jsonl", 2000, 5)
 	s, err := app.OpenPath(path, app.Options{Prefix: 32 << 10})
 	if err != nil {
 		t.Fatal(err)
@@ -178,15 +167,8 @@ func TestFoldWhileIndexingJournalCut(t *testing.T) {
 // A journal whose first line is longer than the prefix holds no event
 // when folding starts: the format is detected once the rest is indexed.
 func TestFoldWhileIndexingDetectsPastThePrefix(t *testing.T) {
-	var b bytes.Buffer
-	if err := demo.Generate(&b, demo.FormatDeltaEngine, 50, 3); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "journal.jsonl")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	first := int64(strings.IndexByte(b.String(), '\n'))
+	path, b := generated(t, demo.FormatDeltaEngine, "journal.jsonl", 50, 3)
+	first := int64(strings.IndexByte(string(b), '\n'))
 	s, err := app.Open(journal.Target{Journal: path}, app.Options{Prefix: first / 2})
 	if err != nil {
 		t.Fatal(err)
@@ -198,5 +180,10 @@ func TestFoldWhileIndexingDetectsPastThePrefix(t *testing.T) {
 	}
 	if s.F.Name() != model.DeltaEngine || s.R.Events() != 50 {
 		t.Fatalf("format %s, %d events; want delta-engine, 50", s.F.Name(), s.R.Events())
+	}
+	// The replay of the format detected is one-shot too: rewind state
+	// keeps neither its keyframes nor the records it folded.
+	if !s.R.IsOneShot() {
+		t.Error("the replay made for the detected format is not one-shot")
 	}
 }

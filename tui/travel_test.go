@@ -122,12 +122,19 @@ func TestHideNoise(t *testing.T) {
 	w.quit(t)
 }
 
-// space plays to the end; a breakpoint stops play when it becomes true.
-func TestPlayAndBreakpoint(t *testing.T) {
+// startInstant starts the TUI on the completed Delta Engine run, at its
+// last event, with play at instant speed.
+func startInstant(t *testing.T) *watcher {
 	w := start(t, openModel(t, deltaCompleted), 110, 34)
 	w.waitFor(t, "State after #13 ")
 	w.keys("+", "+", "+", "+", "+", "+")
 	w.waitFor(t, "speed instant")
+	return w
+}
+
+// space plays to the end; a breakpoint stops play when it becomes true.
+func TestPlayAndBreakpoint(t *testing.T) {
+	w := startInstant(t)
 	w.keys("g")
 	w.waitFor(t, "State after #1 ")
 	w.keys(" ")
@@ -150,10 +157,7 @@ func TestPlayAndBreakpoint(t *testing.T) {
 // the cursor moves either way) stops play where it becomes true, again
 // after a jump back to the start, and a new one replaces it.
 func TestBreakpointOverAList(t *testing.T) {
-	w := start(t, openModel(t, deltaCompleted), 110, 34)
-	w.waitFor(t, "State after #13 ")
-	w.keys("+", "+", "+", "+", "+", "+")
-	w.waitFor(t, "speed instant")
+	w := startInstant(t)
 	w.keys("B")
 	typeText(w, ".messages | length == 3")
 	w.keys("enter")
