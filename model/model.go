@@ -235,6 +235,31 @@ func Prepared[T any](p any, i int) *T {
 	return &(*items)[i]
 }
 
+// DocParts may be implemented by a Format whose projection documents grow
+// with the journal (a Delta Engine conversation is about the size of the
+// journal): a diff of two states (package statediff) then compares their
+// documents a part at a time and holds a few parts, not two whole
+// documents.
+type DocParts interface {
+	// RenderParts calls yield with the parts of Render(s, doc) in
+	// order, until yield returns false: Render is the parts one after
+	// another. Parts of two states are compared by their place, so a
+	// part should be one entry of the document (the header, a message)
+	// whose place does not move when the journal grows.
+	RenderParts(s State, doc string, yield func(part string) bool)
+}
+
+// RenderParts calls yield with the parts of f's projection doc of s (see
+// DocParts), or with the whole of Render(s, doc) as one part when f does
+// not cut its documents.
+func RenderParts(f Format, s State, doc string, yield func(part string) bool) {
+	if dp, ok := f.(DocParts); ok {
+		dp.RenderParts(s, doc, yield)
+		return
+	}
+	yield(f.Render(s, doc))
+}
+
 // LogDocs is implemented by formats whose projection documents include a
 // log that grows at its end (Delta Engine's CONVERSATION): a pane that has
 // room for part of a long document shows its end rather than its start.

@@ -11,6 +11,13 @@ import (
 // CONVERSATION projection shows before it cuts.
 const maxObservationLines = 40
 
+// keepInfos is how many entries back RenderParts keeps the action events
+// it decoded (a tool call's request, a result): a message looks up the
+// actions of the entries around it, and a conversation's observations
+// kept to its end would hold about the journal's size. A var for the
+// tests.
+var keepInfos = 1024
+
 // maxInlineCommand is the longest resolved command shown in an inline code
 // span; longer or multi-line commands get a code block.
 const maxInlineCommand = 48
@@ -19,15 +26,31 @@ const maxInlineCommand = 48
 // block when an ask_human call is pending, the run's heading, task, status
 // and iterations, then the conversation as processJournalSource rebuilds it.
 // Any other doc name yields "".
-func (format) Render(s model.State, doc string) string {
+func (f format) Render(s model.State, doc string) string {
+	var b strings.Builder
+	f.RenderParts(s, doc, func(part string) bool {
+		b.WriteString(part)
+		return true
+	})
+	return b.String()
+}
+
+// RenderParts calls yield with the parts of the CONVERSATION projection of
+// s (model.DocParts): what writeHeader writes, then each message as
+// writeMessage writes it. A message's part has the same place in every
+// later state (the header is part 0, message k of the log part k+1), so a
+// diff of two states compares the conversation message by message. It
+// holds one message at a time, and the action events of the last
+// keepInfos entries; any other doc name yields nothing.
+func (format) RenderParts(s model.State, doc string, yield func(part string) bool) {
 	st, ok := s.(*state)
 	if !ok || st == nil || doc != Doc {
-		return ""
+		return
 	}
 	var b strings.Builder
 	writeHeader(&b, st)
-	if st.log == nil {
-		return b.String()
+	if !yield(b.String()) || st.log == nil {
+		return
 	}
 	sn := st.log.snapshot(st.nLog)
 	infos := make([]*actEvent, st.nLog)
@@ -35,11 +58,18 @@ func (format) Render(s model.State, doc string) string {
 	defer seqr.release()
 	defer lookr.release()
 	for i := range st.nLog {
+		if i >= keepInfos {
+			// A cache: an action looked up again is decoded again.
+			infos[i-keepInfos] = nil
+		}
 		if sn.get(i).isMessage() {
+			b.Reset()
 			writeMessage(&b, seqr, lookr, i)
+			if !yield(b.String()) {
+				return
+			}
 		}
 	}
-	return b.String()
 }
 
 // writeHeader writes what the CONVERSATION projection shows before the
