@@ -13,9 +13,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
-
-	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/replay"
@@ -38,7 +35,8 @@ type DocDiff struct {
 
 // Compute returns the report between positions a and b of r (0 is the
 // state before any event). It folds at most two keyframe intervals, and
-// makes each projection of the two states on two goroutines.
+// compares each projection of the two states a part at a time (docDiff),
+// the two made on two goroutines.
 func Compute(r *replay.Replay, a, b int) (Report, error) {
 	sa, err := r.StateAt(a)
 	if err != nil {
@@ -54,18 +52,9 @@ func Compute(r *replay.Replay, a, b int) (Report, error) {
 	}
 	rep := Report{From: a, To: b, Changes: changes}
 	for _, doc := range r.F.Docs() {
-		// The two projections at once: each is made whole, which on a
-		// large journal is most of what a diff costs.
-		var da string
-		var wg sync.WaitGroup
-		wg.Go(func() { da = r.F.Render(sa, doc) })
-		db := r.F.Render(sb, doc)
-		wg.Wait()
-		if da == db {
-			continue
+		if u, differ := docDiff(r.F, sa, sb, doc, fmt.Sprintf("%s@%d", doc, a), fmt.Sprintf("%s@%d", doc, b)); differ {
+			rep.Docs = append(rep.Docs, DocDiff{Name: doc, Unified: u})
 		}
-		u := udiff.Unified(fmt.Sprintf("%s@%d", doc, a), fmt.Sprintf("%s@%d", doc, b), da, db)
-		rep.Docs = append(rep.Docs, DocDiff{Name: doc, Unified: u})
 	}
 	return rep, nil
 }
@@ -296,7 +285,7 @@ func ChangeLines(c replay.Change) []string {
 	ns, ok2 := c.New.(string)
 	if ok1 && ok2 && (strings.Contains(os, "\n") || strings.Contains(ns, "\n")) {
 		lines := []string{head + "(text, by line)"}
-		u := udiff.Unified("old", "new", ensureNL(os), ensureNL(ns))
+		u := unified("old", "new", ensureNL(os), ensureNL(ns))
 		for _, l := range strings.Split(strings.TrimRight(u, "\n"), "\n") {
 			if strings.HasPrefix(l, "---") || strings.HasPrefix(l, "+++") {
 				continue

@@ -1,0 +1,294 @@
+package statediff
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/rewind-tui/rewind/model"
+)
+
+// partsFormat is a format whose state is its projection's parts.
+type partsFormat struct{ model.Format }
+
+type partsState []string
+
+func (partsState) View() model.Object       { return nil }
+func (partsState) Pending() []model.Pending { return nil }
+func (partsFormat) Docs() []string          { return []string{"DOC"} }
+func (partsFormat) Render(s model.State, _ string) string {
+	return strings.Join(s.(partsState), "")
+}
+func (partsFormat) RenderParts(s model.State, _ string, yield func(string) bool) {
+	for _, p := range s.(partsState) {
+		if !yield(p) {
+			return
+		}
+	}
+}
+
+// randomParts returns n parts of 1 to 12 lines each, drawn from few
+// distinct lines so that lines repeat as a conversation's do.
+func randomParts(rng *rand.Rand, n int) []string {
+	words := []string{"", "### tool", "```", "ok", "=== EXIT CODE: 0 ===", "### assistant", "- `run`"}
+	parts := make([]string, n)
+	for i := range parts {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(words[rng.IntN(len(words))])
+			if rng.IntN(4) == 0 {
+				fmt.Fprintf(&b, " %d", rng.IntN(50))
+			}
+			b.WriteString("\n")
+		}
+		parts[i] = b.String()
+	}
+	return parts
+}
+
+// TestDocDiffIsTheWholeDiff checks the part by part diff against the two
+// whole documents, for the changes a journal makes to a projection as it
+// grows: parts changed in place (a header, a tool's status), parts added
+// or gone at the end, changes close enough together that their hunks join,
+// parts inserted in the middle, and lines cut between two parts: every hunk's header numbers its lines
+// in both documents right, and the hunks turn the one into the other.
+func TestDocDiffIsTheWholeDiff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	f := partsFormat{}
+	edits := 0
+	for round := range 400 {
+		a := randomParts(rng, 1+rng.IntN(40))
+		b := append([]string(nil), a...)
+		for range 1 + rng.IntN(4) {
+			if len(b) == 0 {
+				b = randomParts(rng, 1)
+			}
+			switch k := rng.IntN(len(b) + 1); {
+			case rng.IntN(3) == 0:
+				b = append(b, randomParts(rng, 1+rng.IntN(3))...)
+			case rng.IntN(3) == 0 && len(b) > 1:
+				b = b[:len(b)-1]
+			case k < len(b):
+				b[k] = randomParts(rng, 1)[0]
+			}
+			if round%4 == 3 {
+				k := rng.IntN(len(b) + 1)
+				b = append(b[:k], append(randomParts(rng, 1), b[k:]...)...)
+			}
+		}
+		if round%3 == 0 {
+			// A line cut between two parts, in both documents or in b.
+			k := rng.IntN(len(b))
+			cut := rng.IntN(len(b[k]) + 1)
+			b = append(b[:k], append([]string{b[k][:cut], b[k][cut:]}, b[k+1:]...)...)
+			if k < len(a) && round%2 == 0 {
+				cut = min(cut, len(a[k]))
+				a = append(a[:k], append([]string{a[k][:cut], a[k][cut:]}, a[k+1:]...)...)
+			}
+		}
+		if round%5 == 0 {
+			// The last part without its newline.
+			b[len(b)-1] = strings.TrimSuffix(b[len(b)-1], "\n")
+		}
+		da, db := f.Render(partsState(a), ""), f.Render(partsState(b), "")
+		got, differ := docDiff(f, partsState(a), partsState(b), "DOC", "DOC@1", "DOC@2")
+		if differ != (da != db) {
+			t.Fatalf("round %d: differ %v, documents differ %v", round, differ, da != db)
+		}
+		if !differ {
+			continue
+		}
+		edits++
+		checkUnified(t, fmt.Sprintf("round %d", round), got, da, db)
+	}
+	if edits < 300 {
+		t.Fatalf("%d of 400 rounds changed the document", edits)
+	}
+}
+
+// TestDocDiffHoldsAStretch checks the ends of an equal stretch between
+// two changes: 2*contextLines lines join the two hunks, one more keeps
+// them apart, as diff -u does, whether the stretch is one part or several.
+func TestDocDiffHoldsAStretch(t *testing.T) {
+	f := partsFormat{}
+	lines := func(prefix string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "%s %d\n", prefix, i)
+		}
+		return b.String()
+	}
+	for _, n := range []int{0, 1, 5, 6, 7, 8, 20} {
+		for _, cut := range []int{1, 2, 3} {
+			var equal []string
+			for i := range cut {
+				equal = append(equal, lines(fmt.Sprint("eq", i), n/cut+boolInt(i < n%cut)))
+			}
+			a := append(append([]string{"old head\n"}, equal...), "old tail\n", lines("end", 10))
+			b := append(append([]string{"new head\n"}, equal...), "new tail\n", lines("end", 10))
+			got, _ := docDiff(f, partsState(a), partsState(b), "DOC", "a", "b")
+			checkUnified(t, fmt.Sprintf("%d equal lines in %d parts", n, cut), got, strings.Join(a, ""), strings.Join(b, ""))
+			if hunks := strings.Count(got, "\n@@ "); (n > 2*contextLines) != (hunks == 2) {
+				t.Fatalf("%d equal lines: %d hunks\n%s", n, hunks, got)
+			}
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checkDocs checks the projection diffs of rep, Compute's report of a → b
+// in replay r of format f, against the two whole projections, and holds
+// each to no more lines added and removed than udiff's diff of the whole
+// projections. It returns how many projections differ.
+func checkDocs(t *testing.T, f model.Format, rep Report, sa, sb model.State, what string) int {
+	t.Helper()
+	n := 0
+	for _, doc := range f.Docs() {
+		da, db := f.Render(sa, doc), f.Render(sb, doc)
+		i := slices.IndexFunc(rep.Docs, func(d DocDiff) bool { return d.Name == doc })
+		if (i >= 0) != (da != db) {
+			t.Fatalf("%s: projection %s in the report %v, differs %v", what, doc, i >= 0, da != db)
+		}
+		if i < 0 {
+			continue
+		}
+		n++
+		got := rep.Docs[i].Unified
+		checkUnified(t, what+", "+doc, got, da, db)
+		want := udiff.Unified(fmt.Sprintf("%s@%d", doc, rep.From), fmt.Sprintf("%s@%d", doc, rep.To), da, db)
+		if g, w := changedLines(got), changedLines(want); g > w {
+			t.Fatalf("%s, %s: %d lines added and removed, udiff %d\n%s", what, doc, g, w, got)
+		}
+	}
+	return n
+}
+
+// checkUnified parses diff, a unified diff of a and b, and fails t unless
+// every hunk's header counts its lines and numbers them where they are in
+// a and in b, the hunks come in order without overlapping, and a with the
+// hunks applied is b.
+func checkUnified(t *testing.T, what, diff, a, b string) {
+	t.Helper()
+	la, lb := docLines(a), docLines(b)
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "--- ") || !strings.HasPrefix(lines[1], "+++ ") {
+		t.Fatalf("%s: not a unified diff:\n%s", what, diff)
+	}
+	var out []string // b, made from a and the hunks
+	nextA := 0       // a's lines before nextA are in out
+	for i := 2; i < len(lines); {
+		var fa, ca, fb, cb int
+		if !parseHunkHeader(lines[i], &fa, &ca, &fb, &cb) {
+			t.Fatalf("%s: line %d: not a hunk header: %q\n%s", what, i, lines[i], diff)
+		}
+		i++
+		var old, new, kinds []string
+		for ; i < len(lines) && !strings.HasPrefix(lines[i], "@@ "); i++ {
+			l := lines[i]
+			if l == `\ No newline at end of file` {
+				continue
+			}
+			kinds = append(kinds, l[:1])
+			switch l[0] {
+			case ' ':
+				old, new = append(old, l[1:]), append(new, l[1:])
+			case '-':
+				old = append(old, l[1:])
+			case '+':
+				new = append(new, l[1:])
+			default:
+				t.Fatalf("%s: %q in a hunk", what, l)
+			}
+		}
+		if len(old) != ca || len(new) != cb {
+			t.Fatalf("%s: hunk %q has %d old and %d new lines", what, lines[i-1-len(old)], len(old), len(new))
+		}
+		startA, startB := max(fa-1, 0), max(fb-1, 0)
+		if startA < nextA || startA+ca > len(la) || !slices.Equal(la[startA:startA+ca], old) {
+			t.Fatalf("%s: hunk -%d,%d is not a's lines there\n%s", what, fa, ca, diff)
+		}
+		if startB+cb > len(lb) || !slices.Equal(lb[startB:startB+cb], new) {
+			t.Fatalf("%s: hunk +%d,%d is not b's lines there\n%s", what, fb, cb, diff)
+		}
+		// contextLines of context around the changes, fewer only at
+		// the documents' ends; hunks closer than that are one.
+		lead, trail := equalEnds(kinds)
+		if want := min(contextLines, startA+lead); lead != want || nextA > 0 && startA <= nextA {
+			t.Fatalf("%s: hunk -%d,%d: %d lines of context before, want %d (previous hunk ends at %d)\n%s", what, fa, ca, lead, want, nextA, diff)
+		}
+		if want := min(contextLines, len(la)-(startA+ca-trail)); trail != want {
+			t.Fatalf("%s: hunk -%d,%d: %d lines of context after, want %d\n%s", what, fa, ca, trail, want, diff)
+		}
+		out = append(append(out, la[nextA:startA]...), new...)
+		nextA = startA + ca
+		if len(out) != startB+cb {
+			t.Fatalf("%s: hunk +%d,%d: b has %d lines before its end", what, fb, cb, len(out))
+		}
+	}
+	out = append(out, la[nextA:]...)
+	if !slices.Equal(out, lb) {
+		t.Fatalf("%s: the hunks do not turn a into b\n%s", what, diff)
+	}
+}
+
+// equalEnds counts the context lines (" ") a hunk starts and ends with,
+// given the first character of each of its lines.
+func equalEnds(kinds []string) (lead, trail int) {
+	for lead < len(kinds) && kinds[lead] == " " {
+		lead++
+	}
+	for trail < len(kinds)-lead && kinds[len(kinds)-1-trail] == " " {
+		trail++
+	}
+	return lead, trail
+}
+
+// docLines returns s's lines without their newlines.
+func docLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// parseHunkHeader reads "@@ -fa,ca +fb,cb @@" (a count of 1 left out).
+func parseHunkHeader(h string, fa, ca, fb, cb *int) bool {
+	f := strings.Fields(h)
+	if len(f) != 4 || f[0] != "@@" || f[3] != "@@" || f[1][0] != '-' || f[2][0] != '+' {
+		return false
+	}
+	return parseRange(f[1][1:], fa, ca) && parseRange(f[2][1:], fb, cb)
+}
+
+func parseRange(s string, from, count *int) bool {
+	a, c, ok := strings.Cut(s, ",")
+	var err1, err2 error
+	*from, err1 = strconv.Atoi(a)
+	*count = 1
+	if ok {
+		*count, err2 = strconv.Atoi(c)
+	}
+	return err1 == nil && err2 == nil
+}
+
+// changedLines counts the lines a unified diff adds and removes.
+func changedLines(diff string) int {
+	n := 0
+	for i, l := range strings.Split(diff, "\n") {
+		if i >= 2 && (strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-")) {
+			n++
+		}
+	}
+	return n
+}
