@@ -55,15 +55,25 @@ diffed by line, then the unified diff of each Markdown projection that changed.
 					return err
 				}
 			}
-			rep, err := statediff.Compute(s.R, pos[0], pos[1])
+			rep, err := statediff.Changes(s.R, pos[0], pos[1])
 			if err != nil {
 				return usageErr("%s: %v", s.J.Path, err)
 			}
 			if asJSON {
+				rep.AddDocs()
 				return writeJSON(stdout, rep.JSON())
 			}
+			// The state changes first: on a large journal the
+			// projections take seconds more.
 			w := bufio.NewWriter(stdout)
-			for _, l := range rep.Lines() {
+			for _, l := range rep.ChangesLines() {
+				w.WriteString(render.Line(l) + "\n")
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			rep.AddDocs()
+			for _, l := range rep.DocsLines() {
 				w.WriteString(render.Line(l) + "\n")
 			}
 			return w.Flush()

@@ -23,8 +23,13 @@ type Report struct {
 	From, To int
 	// Changes are the state differences, "at" left out.
 	Changes []replay.Change
-	// Docs are the Markdown projections that differ, in the format's order.
+	// Docs are the Markdown projections that differ, in the format's order
+	// (none before AddDocs, for a report from Changes).
 	Docs []DocDiff
+
+	// The two states and their format, for AddDocs.
+	f      model.Format
+	sa, sb model.State
 }
 
 // DocDiff is the unified diff of one Markdown projection.
@@ -34,10 +39,22 @@ type DocDiff struct {
 }
 
 // Compute returns the report between positions a and b of r (0 is the
-// state before any event). It folds at most two keyframe intervals, and
-// compares each projection of the two states a part at a time (docDiff),
-// the two made on two goroutines.
+// state before any event): Changes, then AddDocs.
 func Compute(r *replay.Replay, a, b int) (Report, error) {
+	rep, err := Changes(r, a, b)
+	if err != nil {
+		return Report{}, err
+	}
+	rep.AddDocs()
+	return rep, nil
+}
+
+// Changes returns the report between positions a and b of r without its
+// projection diffs: the state changes alone, which between nearby
+// positions of a large journal take milliseconds where the projections
+// take seconds. It folds at most two keyframe intervals. AddDocs adds
+// the projection diffs.
+func Changes(r *replay.Replay, a, b int) (Report, error) {
 	sa, err := r.StateAt(a)
 	if err != nil {
 		return Report{}, err
@@ -50,13 +67,19 @@ func Compute(r *replay.Replay, a, b int) (Report, error) {
 	if !ok {
 		changes = replay.Diff(withoutAt(model.StateJSON(r.F, sa, a)), withoutAt(model.StateJSON(r.F, sb, b)))
 	}
-	rep := Report{From: a, To: b, Changes: changes}
-	for _, doc := range r.F.Docs() {
-		if u, differ := docDiff(r.F, sa, sb, doc, fmt.Sprintf("%s@%d", doc, a), fmt.Sprintf("%s@%d", doc, b)); differ {
+	return Report{From: a, To: b, Changes: changes, f: r.F, sa: sa, sb: sb}, nil
+}
+
+// AddDocs sets rep.Docs: it compares each projection of the two states a
+// part at a time (docDiff), the two made on two goroutines. rep must come
+// from Changes.
+func (rep *Report) AddDocs() {
+	rep.Docs = nil
+	for _, doc := range rep.f.Docs() {
+		if u, differ := docDiff(rep.f, rep.sa, rep.sb, doc, fmt.Sprintf("%s@%d", doc, rep.From), fmt.Sprintf("%s@%d", doc, rep.To)); differ {
 			rep.Docs = append(rep.Docs, DocDiff{Name: doc, Unified: u})
 		}
 	}
-	return rep, nil
 }
 
 // touchedChanges returns replay.Diff of the two states' views, without
@@ -256,12 +279,25 @@ func Kind(op replay.Op) string {
 // Lines returns the report as plain text lines (not sanitized): a header,
 // one line per change ("~ .path: old → new"; a long or multi-line string
 // changed is followed by its line diff, indented), then each projection's
-// unified diff.
+// unified diff: ChangesLines, then DocsLines.
 func (rep Report) Lines() []string {
+	return append(rep.ChangesLines(), rep.DocsLines()...)
+}
+
+// ChangesLines returns the header and change lines of Lines.
+func (rep Report) ChangesLines() []string {
 	out := []string{fmt.Sprintf("state #%d → #%d: %d change(s)", rep.From, rep.To, len(rep.Changes))}
 	for _, c := range rep.Changes {
 		out = append(out, ChangeLines(c)...)
 	}
+	return out
+}
+
+// DocsLines returns the projection lines of Lines: a blank line, then
+// each projection's unified diff after a line naming it, or a line saying
+// that none changed.
+func (rep Report) DocsLines() []string {
+	var out []string
 	if len(rep.Docs) == 0 {
 		out = append(out, "", "projection: no change")
 	}

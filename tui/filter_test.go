@@ -294,18 +294,30 @@ func TestEscStopsASearch(t *testing.T) {
 	}
 }
 
-// A diff says on the status line that it is being computed (seconds
-// between far positions of a large journal), and its overlay replaces
-// the message.
+// A diff says on the status line that it is comparing the states (seconds
+// between far positions of a large journal); its overlay replaces the
+// message and shows the state changes while the projections are compared
+// (seconds more), then their diff below them.
 func TestDiffSaysItIsComputing(t *testing.T) {
 	m := openModel(t, mindCoverage)
 	m.w, m.h = 110, 34
 	cmd := m.requestDiff(15, 16)
-	if !strings.Contains(m.statusLine(), "diff #15 → #16: comparing") {
+	if !strings.Contains(m.statusLine(), "diff #15 → #16: comparing the states") {
 		t.Errorf("status line while the diff is computed: %q", m.statusLine())
 	}
+	m, cmd, _ = m.travelMsg(cmd())
+	if m.tv.overlay == nil || strings.Contains(m.statusLine(), "comparing") || cmd == nil {
+		t.Fatalf("after the state changes: overlay %v, status %q", m.tv.overlay != nil, m.statusLine())
+	}
+	first := m.View().Content
+	for _, want := range []string{`~ .items[1].summary: "use Go for the TUI" → "use Go and Bubble Tea for the TUI"`, "projection: comparing…"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the overlay before the projections lacks %q:\n%s", want, first)
+		}
+	}
 	m, _, _ = m.travelMsg(cmd())
-	if m.tv.overlay == nil || strings.Contains(m.statusLine(), "comparing") {
-		t.Errorf("after the diff: overlay %v, status %q", m.tv.overlay != nil, m.statusLine())
+	after := m.View().Content
+	if strings.Contains(after, "comparing") || !strings.Contains(after, "projection ") || !strings.Contains(after, "+- **d-2**") {
+		t.Errorf("the overlay after the projections:\n%s", after)
 	}
 }

@@ -255,11 +255,20 @@ func (m *Model) requestVisFrom(from int) tea.Cmd {
 // visTickMsg redraws the filter's progress while it is computed.
 type visTickMsg struct{ gen int64 }
 
-// diffMsg is sent when a diff between two positions has been computed.
+// diffMsg is sent when the state changes between two positions have been
+// computed; the diff of their projections follows (diffDocsMsg).
 type diffMsg struct {
 	dataGen int
 	rep     statediff.Report
 	err     error
+}
+
+// diffDocsMsg is sent when the projection diffs of the report shown in
+// overlay have been computed.
+type diffDocsMsg struct {
+	dataGen int
+	overlay *listOverlay
+	rep     statediff.Report
 }
 
 // blameMsg is sent when the events that changed a path are known.
@@ -283,17 +292,25 @@ type searchMsg struct {
 // playMsg advances play by one event.
 type playMsg struct{ gen int }
 
-// requestDiff computes the diff between positions a and b in the
+// requestDiff computes the state changes between positions a and b in the
 // background, saying so on the status line: between far positions of a
-// large journal it takes seconds (both states and projections are made
-// whole).
+// large journal they take seconds (both states are made whole). Their
+// overlay then shows while the projections are compared (diffMsg).
 func (m *Model) requestDiff(a, b int) tea.Cmd {
-	m.setStatus(fmt.Sprintf("diff #%d → #%d: comparing the states and their projections…", a, b), false)
+	m.setStatus(fmt.Sprintf("diff #%d → #%d: comparing the states…", a, b), false)
 	r, dg := m.sess.R, m.dataGen
 	return func() tea.Msg {
-		rep, err := statediff.Compute(r, a, b)
+		rep, err := statediff.Changes(r, a, b)
 		return diffMsg{dataGen: dg, rep: rep, err: err}
 	}
+}
+
+// safeLines returns lines passed through render.Line.
+func safeLines(lines []string) []string {
+	for i, l := range lines {
+		lines[i] = render.Line(l)
+	}
+	return lines
 }
 
 func (m *Model) requestBlame(p replay.Path) tea.Cmd {
@@ -724,12 +741,21 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 			return m, nil, true
 		}
 		m.setStatus("", false)
-		lines := msg.rep.Lines()
-		for i, l := range lines {
-			lines[i] = render.Line(l)
+		// The changes now; the projections, which on a large journal
+		// take seconds more, when they are compared.
+		lines := append(safeLines(msg.rep.ChangesLines()), "", "projection: comparing…")
+		o := &listOverlay{title: fmt.Sprintf("Diff #%d → #%d", msg.rep.From, msg.rep.To), lines: lines[1:]}
+		o.title += " · " + fmt.Sprintf("%d change(s)", len(msg.rep.Changes)) + " · esc closes"
+		m.tv.overlay = o
+		rep, dg := msg.rep, msg.dataGen
+		return m, func() tea.Msg {
+			rep.AddDocs()
+			return diffDocsMsg{dataGen: dg, overlay: o, rep: rep}
+		}, true
+	case diffDocsMsg:
+		if msg.dataGen == m.dataGen && m.tv.overlay == msg.overlay {
+			msg.overlay.lines = safeLines(msg.rep.Lines())[1:]
 		}
-		m.tv.overlay = &listOverlay{title: fmt.Sprintf("Diff #%d → #%d", msg.rep.From, msg.rep.To), lines: lines[1:]}
-		m.tv.overlay.title += " · " + fmt.Sprintf("%d change(s)", len(msg.rep.Changes)) + " · esc closes"
 		return m, nil, true
 	case blameMsg:
 		if msg.dataGen != m.dataGen {
