@@ -237,27 +237,30 @@ func Prepared[T any](p any, i int) *T {
 
 // DocParts may be implemented by a Format whose projection documents grow
 // with the journal (a Delta Engine conversation is about the size of the
-// journal): a diff of two states (package statediff) then compares their
-// documents a part at a time and holds a few parts, not two whole
-// documents.
+// journal): `rewind render` writes them a part at a time (WriteRender), and
+// a diff of two states (package statediff) compares them a part at a time,
+// holding a few parts rather than two whole documents.
 type DocParts interface {
 	// RenderParts calls yield with the parts of Render(s, doc) in
-	// order, until yield returns false: Render is the parts one after
-	// another. Parts of two states are compared by their place, so a
-	// part should be one entry of the document (the header, a message)
-	// whose place does not move when the journal grows.
-	RenderParts(s State, doc string, yield func(part string) bool)
+	// order, each with its place, until yield returns false: Render is
+	// the parts one after another, each whole lines but the last.
+	// Places increase along a document, and a part of two states with
+	// the same place is the same entry of the document (its header, a
+	// message, an item in a section): a diff compares the parts of one
+	// place, and a part whose place only one state has was added or
+	// removed.
+	RenderParts(s State, doc string, yield func(place int64, part string) bool)
 }
 
-// RenderParts calls yield with the parts of f's projection doc of s (see
-// DocParts), or with the whole of Render(s, doc) as one part when f does
-// not cut its documents.
-func RenderParts(f Format, s State, doc string, yield func(part string) bool) {
+// RenderParts calls yield with the parts of f's projection doc of s and
+// their places (see DocParts), or with the whole of Render(s, doc) at
+// place 0 when f does not cut its documents.
+func RenderParts(f Format, s State, doc string, yield func(place int64, part string) bool) {
 	if dp, ok := f.(DocParts); ok {
 		dp.RenderParts(s, doc, yield)
 		return
 	}
-	yield(f.Render(s, doc))
+	yield(0, f.Render(s, doc))
 }
 
 // LogDocs is implemented by formats whose projection documents include a

@@ -218,21 +218,30 @@ func StreamStateJSON(f Format, s State, at int) Object {
 	return append(stateHead(f, s, at), sv.StreamView(s)...)
 }
 
-// StreamRenders may be implemented by a Format whose projection holds the
-// whole journal (Delta Engine's CONVERSATION): StreamRender writes
-// Render(s, doc) to w in pieces while it builds it, so `rewind render`
-// holds a few messages, not the document. The bytes are unsanitized
-// Markdown, as Render's; it returns the first error of w.
-type StreamRenders interface {
-	StreamRender(s State, doc string, w io.Writer) error
-}
-
-// WriteRender writes Render(s, doc) to w, with f's StreamRender when f
-// implements StreamRenders.
+// WriteRender writes Render(s, doc) to w. When f implements DocParts
+// (Delta Engine's CONVERSATION holds the whole journal), it writes the
+// parts as they are made, in pieces of about 64 KiB, so that `rewind
+// render` holds a few messages, not the document. The bytes are
+// unsanitized Markdown, as Render's; it returns the first error of w.
 func WriteRender(f Format, s State, doc string, w io.Writer) error {
-	if sr, ok := f.(StreamRenders); ok {
-		return sr.StreamRender(s, doc, w)
+	dp, ok := f.(DocParts)
+	if !ok {
+		_, err := io.WriteString(w, f.Render(s, doc))
+		return err
 	}
-	_, err := io.WriteString(w, f.Render(s, doc))
+	var (
+		b   []byte
+		err error
+	)
+	dp.RenderParts(s, doc, func(_ int64, part string) bool {
+		if b = append(b, part...); len(b) >= 64<<10 {
+			_, err = w.Write(b)
+			b = b[:0]
+		}
+		return err == nil
+	})
+	if err == nil && len(b) > 0 {
+		_, err = w.Write(b)
+	}
 	return err
 }

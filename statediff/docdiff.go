@@ -15,34 +15,24 @@ const contextLines = udiff.DefaultContextLines
 // docDiff returns the unified diff, labelled fromLabel and toLabel, of
 // projection doc of states sa and sb, and whether the two differ. The
 // documents are read a part at a time (model.RenderParts), those of sa on
-// another goroutine, and compared part by part: parts that are equal are
-// only counted, and the runs of parts that differ, with the lines of
-// context around them, are diffed on their own (udiff) and their hunks
-// moved to their lines in the whole documents. A diff at the end of a Delta
-// Engine conversation of millions of messages then holds a few messages,
-// not the two conversations (1.2 GB at 250 MB of journal).
+// another goroutine, and compared place by place: parts that are equal are
+// only counted, and the runs of parts that differ or that one document
+// alone has, with the lines of context around them, are diffed on their
+// own (udiff) and their hunks moved to their lines in the whole documents.
+// A diff at the end of a Delta Engine conversation of millions of messages
+// then holds a few messages, not the two conversations (1.2 GB at 250 MB
+// of journal).
 //
-// It gives udiff.Unified of the two whole documents when the parts that
-// differ are more than 2*contextLines lines apart, as udiff would keep
-// their hunks apart too; where it aligns the documents differently (a
-// part inserted before others: the parts after it are compared with the
-// ones that were in their place), the diff is as long as the part the
-// run covers, and still turns the one document into the other.
+// Where the parts that differ are more than 2*contextLines lines apart,
+// their hunks are apart too, as in udiff's diff of the whole documents.
 func docDiff(f model.Format, sa, sb model.State, doc, fromLabel, toLabel string) (string, bool) {
-	as := make(chan []string, 4)
 	done := make(chan struct{})
 	defer close(done)
-	go func() {
-		defer close(as)
-		sendParts(f, sa, doc, as, done)
-	}()
-	bs := make(chan []string, 4)
-	go func() {
-		defer close(bs)
-		sendParts(f, sb, doc, bs, done)
-	}()
+	as, bs := make(chan []placed, 4), make(chan []placed, 4)
+	go sendParts(f, sa, doc, as, done)
+	go sendParts(f, sb, doc, bs, done)
 	d := partDiff{ctx: contextLines}
-	var pa, pb []string
+	var pa, pb []placed
 	for {
 		if len(pa) == 0 {
 			pa = <-as
@@ -50,23 +40,30 @@ func docDiff(f model.Format, sa, sb model.State, doc, fromLabel, toLabel string)
 		if len(pb) == 0 {
 			pb = <-bs
 		}
-		if len(pa) == 0 && len(pb) == 0 {
-			break
+		switch {
+		case len(pa) == 0 && len(pb) == 0:
+			d.close()
+			if len(d.hunks) == 0 {
+				return "", false // equal, or parts cut in other places
+			}
+			return unifiedText(fromLabel, toLabel, d.hunks), true
+		case len(pa) > 0 && len(pb) > 0 && pa[0].place == pb[0].place:
+			d.add(pa[0].text, pb[0].text, pa[0].text == pb[0].text)
+			pa, pb = pa[1:], pb[1:]
+		case len(pb) == 0 || len(pa) > 0 && pa[0].place < pb[0].place:
+			d.add(pa[0].text, "", false) // a part only sa's document has
+			pa = pa[1:]
+		default:
+			d.add("", pb[0].text, false)
+			pb = pb[1:]
 		}
-		a, b, hasA, hasB := "", "", len(pa) > 0, len(pb) > 0
-		if hasA {
-			a, pa = pa[0], pa[1:]
-		}
-		if hasB {
-			b, pb = pb[0], pb[1:]
-		}
-		d.add(a, b, hasA && hasB && a == b)
 	}
-	d.close()
-	if len(d.hunks) == 0 {
-		return "", false // equal, or parts cut in other places
-	}
-	return unifiedText(fromLabel, toLabel, d.hunks), true
+}
+
+// placed is a part of a projection and its place (model.DocParts).
+type placed struct {
+	place int64
+	text  string
 }
 
 // unified returns the unified diff of a and b, labelled fromLabel and
@@ -104,14 +101,16 @@ func unifiedText(fromLabel, toLabel string, hunks []*udiff.Hunk) string {
 
 // sendParts sends the parts of projection doc of s to out in batches of
 // about 64 KiB, each part whole lines (a part that does not end with a
-// newline is sent with the parts after it up to one that does), until the
-// parts end or done is closed.
-func sendParts(f model.Format, s model.State, doc string, out chan<- []string, done <-chan struct{}) {
+// newline is sent with the parts after it up to one that does, at its own
+// place), until the parts end or done is closed; then it closes out.
+func sendParts(f model.Format, s model.State, doc string, out chan<- []placed, done <-chan struct{}) {
+	defer close(out)
 	const batchBytes = 64 << 10
 	var (
-		batch []string
+		batch []placed
 		size  int
 		carry strings.Builder // a part's last line, not ended yet
+		at    int64           // carry's place
 	)
 	send := func() bool {
 		select {
@@ -123,19 +122,22 @@ func sendParts(f model.Format, s model.State, doc string, out chan<- []string, d
 		}
 	}
 	ok := true
-	model.RenderParts(f, s, doc, func(part string) bool {
+	model.RenderParts(f, s, doc, func(place int64, part string) bool {
 		if carry.Len() > 0 {
 			carry.WriteString(part)
 			if !strings.HasSuffix(part, "\n") {
 				return true
 			}
-			part = carry.String()
+			place, part = at, carry.String()
 			carry.Reset()
-		} else if part != "" && !strings.HasSuffix(part, "\n") {
+		} else if part == "" {
+			return true
+		} else if !strings.HasSuffix(part, "\n") {
 			carry.WriteString(part)
+			at = place
 			return true
 		}
-		batch = append(batch, part)
+		batch = append(batch, placed{place, part})
 		if size += len(part); size >= batchBytes {
 			ok = send()
 		}
@@ -145,7 +147,7 @@ func sendParts(f model.Format, s model.State, doc string, out chan<- []string, d
 		return
 	}
 	if carry.Len() > 0 {
-		batch = append(batch, carry.String())
+		batch = append(batch, placed{at, carry.String()})
 	}
 	if len(batch) > 0 {
 		send()
@@ -161,11 +163,13 @@ type partDiff struct {
 	lineA int // lines of the old document before the next part
 
 	// The run being diffed: its text in each document, where it starts,
-	// and how many equal lines end it.
+	// and how many equal lines end it; the bytes of context it starts
+	// with (before) and of equal text it ends with.
 	open       bool
 	runA, runB strings.Builder
 	fromA      int
 	equalRun   int
+	head, tail int
 
 	// before is the last ctx lines of the equal text since the last run:
 	// the context a run that opens now starts with.
@@ -181,10 +185,11 @@ func (d *partDiff) add(a, b string, equal bool) {
 			d.fromA = d.lineA - strings.Count(d.before, "\n")
 			d.runA.WriteString(d.before)
 			d.runB.WriteString(d.before)
+			d.head = len(d.before)
 		}
 		d.runA.WriteString(a)
 		d.runB.WriteString(b)
-		d.equalRun = 0
+		d.equalRun, d.tail = 0, 0
 		d.before = ""
 		d.lineA += strings.Count(a, "\n")
 		return
@@ -198,10 +203,12 @@ func (d *partDiff) add(a, b string, equal bool) {
 			d.runA.WriteString(a)
 			d.runB.WriteString(a)
 			d.equalRun += n
+			d.tail += len(a)
 		} else {
 			head := firstLines(a, need)
 			d.runA.WriteString(head)
 			d.runB.WriteString(head)
+			d.tail += len(head)
 			d.close()
 		}
 	}
@@ -214,16 +221,16 @@ func (d *partDiff) close() {
 		return
 	}
 	a, b := d.runA.String(), d.runB.String()
-	// The lines both start with are left out of udiff's search, which,
-	// given a run of a few lines, may put what was added at the end of a
-	// conversation before the lines it repeats (a message's closing
-	// fence): with them out, it goes after the last line both have, as in
-	// a diff of the whole documents.
-	p := commonLinePrefix(a, b)
-	edits := udiff.Lines(a[p:], b[p:])
+	// udiff diffs what lies between the context the run starts with and
+	// the equal lines it ends with: given a few lines, it may otherwise
+	// put what was added at the end of a conversation before the lines
+	// it repeats (a message's closing fence), or match a repeated line of
+	// the changes with a line of the context, so that a hunk ran into the
+	// next run's.
+	edits := udiff.Lines(a[d.head:len(a)-d.tail], b[d.head:len(b)-d.tail])
 	for i := range edits {
-		edits[i].Start += p
-		edits[i].End += p
+		edits[i].Start += d.head
+		edits[i].End += d.head
 	}
 	u, err := udiff.ToUnifiedDiff("", "", a, edits, d.ctx)
 	if err != nil {
@@ -233,7 +240,7 @@ func (d *partDiff) close() {
 		h.FromLine += d.fromA // ToLine: unifiedText
 		d.hunks = append(d.hunks, h)
 	}
-	d.open, d.equalRun = false, 0
+	d.open, d.equalRun, d.head, d.tail = false, 0, 0, 0
 	d.runA.Reset()
 	d.runB.Reset()
 }
@@ -260,17 +267,4 @@ func lastLines(s string, n int) string {
 		i = k + 1
 	}
 	return s[i:]
-}
-
-// commonLinePrefix returns the length of the whole lines a and b start
-// with.
-func commonLinePrefix(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	if n == len(a) && n == len(b) {
-		return n
-	}
-	return strings.LastIndexByte(a[:n], '\n') + 1
 }

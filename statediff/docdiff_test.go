@@ -16,87 +16,116 @@ import (
 // partsFormat is a format whose state is its projection's parts.
 type partsFormat struct{ model.Format }
 
-type partsState []string
+type partsState []placed
 
 func (partsState) View() model.Object       { return nil }
 func (partsState) Pending() []model.Pending { return nil }
 func (partsFormat) Docs() []string          { return []string{"DOC"} }
 func (partsFormat) Render(s model.State, _ string) string {
-	return strings.Join(s.(partsState), "")
-}
-func (partsFormat) RenderParts(s model.State, _ string, yield func(string) bool) {
+	var b strings.Builder
 	for _, p := range s.(partsState) {
-		if !yield(p) {
+		b.WriteString(p.text)
+	}
+	return b.String()
+}
+func (partsFormat) RenderParts(s model.State, _ string, yield func(int64, string) bool) {
+	for _, p := range s.(partsState) {
+		if !yield(p.place, p.text) {
 			return
 		}
 	}
 }
 
-// randomParts returns n parts of 1 to 12 lines each, drawn from few
-// distinct lines so that lines repeat as a conversation's do.
-func randomParts(rng *rand.Rand, n int) []string {
+// randomText returns a part of 1 to 12 lines, drawn from few distinct
+// lines so that lines repeat as a conversation's do.
+func randomText(rng *rand.Rand) string {
 	words := []string{"", "### tool", "```", "ok", "=== EXIT CODE: 0 ===", "### assistant", "- `run`"}
-	parts := make([]string, n)
-	for i := range parts {
-		var b strings.Builder
-		for range 1 + rng.IntN(12) {
-			b.WriteString(words[rng.IntN(len(words))])
-			if rng.IntN(4) == 0 {
-				fmt.Fprintf(&b, " %d", rng.IntN(50))
-			}
-			b.WriteString("\n")
+	var b strings.Builder
+	for range 1 + rng.IntN(12) {
+		b.WriteString(words[rng.IntN(len(words))])
+		if rng.IntN(4) == 0 {
+			fmt.Fprintf(&b, " %d", rng.IntN(50))
 		}
-		parts[i] = b.String()
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// randomParts returns n random parts, at places 1024 apart from 1024.
+func randomParts(rng *rand.Rand, n int) partsState {
+	parts := make(partsState, n)
+	for i := range parts {
+		parts[i] = placed{int64(i+1) * 1024, randomText(rng)}
 	}
 	return parts
+}
+
+// cut splits part k of ps in two at byte at of its text, the second half
+// at the next place.
+func cut(ps partsState, k, at int) partsState {
+	p := ps[k]
+	return slices.Insert(slices.Clone(ps), k+1, placed{p.place + 1, p.text[at:]}).set(k, placed{p.place, p.text[:at]})
+}
+
+func (ps partsState) set(k int, p placed) partsState {
+	ps[k] = p
+	return ps
 }
 
 // TestDocDiffIsTheWholeDiff checks the part by part diff against the two
 // whole documents, for the changes a journal makes to a projection as it
 // grows: parts changed in place (a header, a tool's status), parts added
 // or gone at the end, changes close enough together that their hunks join,
-// parts inserted in the middle, and lines cut between two parts: every hunk's header numbers its lines
-// in both documents right, and the hunks turn the one into the other.
+// parts inserted and removed in the middle (an item that moves between two
+// sections), and lines cut between two parts: every hunk's header numbers
+// its lines in both documents right, and the hunks turn the one into the
+// other.
 func TestDocDiffIsTheWholeDiff(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2))
 	f := partsFormat{}
 	edits := 0
-	for round := range 400 {
+	for round := range 3000 {
 		a := randomParts(rng, 1+rng.IntN(40))
-		b := append([]string(nil), a...)
+		b := slices.Clone(a)
 		for range 1 + rng.IntN(4) {
 			if len(b) == 0 {
 				b = randomParts(rng, 1)
 			}
 			switch k := rng.IntN(len(b) + 1); {
 			case rng.IntN(3) == 0:
-				b = append(b, randomParts(rng, 1+rng.IntN(3))...)
+				for range 1 + rng.IntN(3) {
+					b = append(b, placed{b[len(b)-1].place + 1024, randomText(rng)})
+				}
 			case rng.IntN(3) == 0 && len(b) > 1:
 				b = b[:len(b)-1]
 			case k < len(b):
-				b[k] = randomParts(rng, 1)[0]
+				b[k].text = randomText(rng)
 			}
-			if round%4 == 3 {
-				k := rng.IntN(len(b) + 1)
-				b = append(b[:k], append(randomParts(rng, 1), b[k:]...)...)
+			if k := rng.IntN(len(b)); round%4 == 3 {
+				before := int64(0)
+				if k > 0 {
+					before = b[k-1].place
+				}
+				b = slices.Insert(b, k, placed{(before + b[k].place) / 2, randomText(rng)})
+			} else if round%4 == 2 && len(b) > 1 {
+				b = slices.Delete(b, k, k+1)
 			}
 		}
 		if round%3 == 0 {
 			// A line cut between two parts, in both documents or in b.
 			k := rng.IntN(len(b))
-			cut := rng.IntN(len(b[k]) + 1)
-			b = append(b[:k], append([]string{b[k][:cut], b[k][cut:]}, b[k+1:]...)...)
-			if k < len(a) && round%2 == 0 {
-				cut = min(cut, len(a[k]))
-				a = append(a[:k], append([]string{a[k][:cut], a[k][cut:]}, a[k+1:]...)...)
+			at := rng.IntN(len(b[k].text) + 1)
+			b = cut(b, k, at)
+			if i := slices.IndexFunc(a, func(p placed) bool { return p.place == b[k].place }); i >= 0 && round%2 == 0 {
+				a = cut(a, i, min(at, len(a[i].text)))
 			}
 		}
 		if round%5 == 0 {
 			// The last part without its newline.
-			b[len(b)-1] = strings.TrimSuffix(b[len(b)-1], "\n")
+			b[len(b)-1].text = strings.TrimSuffix(b[len(b)-1].text, "\n")
 		}
-		da, db := f.Render(partsState(a), ""), f.Render(partsState(b), "")
-		got, differ := docDiff(f, partsState(a), partsState(b), "DOC", "DOC@1", "DOC@2")
+		da, db := f.Render(a, ""), f.Render(b, "")
+		got, differ := docDiff(f, a, b, "DOC", "DOC@1", "DOC@2")
 		if differ != (da != db) {
 			t.Fatalf("round %d: differ %v, documents differ %v", round, differ, da != db)
 		}
@@ -106,8 +135,8 @@ func TestDocDiffIsTheWholeDiff(t *testing.T) {
 		edits++
 		checkUnified(t, fmt.Sprintf("round %d", round), got, da, db)
 	}
-	if edits < 300 {
-		t.Fatalf("%d of 400 rounds changed the document", edits)
+	if edits < 2250 {
+		t.Fatalf("%d of 3000 rounds changed the document", edits)
 	}
 }
 
@@ -131,12 +160,39 @@ func TestDocDiffHoldsAStretch(t *testing.T) {
 			}
 			a := append(append([]string{"old head\n"}, equal...), "old tail\n", lines("end", 10))
 			b := append(append([]string{"new head\n"}, equal...), "new tail\n", lines("end", 10))
-			got, _ := docDiff(f, partsState(a), partsState(b), "DOC", "a", "b")
+			got, _ := docDiff(f, placedInOrder(a), placedInOrder(b), "DOC", "a", "b")
 			checkUnified(t, fmt.Sprintf("%d equal lines in %d parts", n, cut), got, strings.Join(a, ""), strings.Join(b, ""))
 			if hunks := strings.Count(got, "\n@@ "); (n > 2*contextLines) != (hunks == 2) {
 				t.Fatalf("%d equal lines: %d hunks\n%s", n, hunks, got)
 			}
 		}
+	}
+}
+
+// placedInOrder returns texts as parts at places 0, 1, 2…
+func placedInOrder(texts []string) partsState {
+	ps := make(partsState, len(texts))
+	for i, t := range texts {
+		ps[i] = placed{int64(i), t}
+	}
+	return ps
+}
+
+// TestDocDiffAlignsByPlace moves a part as DeltaMind moves an item from one
+// section to another: gone from its place, at a new one further on. The
+// diff removes and adds that part's lines, and compares each part between
+// with the part of its place, not the one after it.
+func TestDocDiffAlignsByPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	f := partsFormat{}
+	a := randomParts(rng, 60)
+	moved := a[10]
+	b := slices.Delete(slices.Clone(a), 10, 11)
+	b = slices.Insert(b, 39, placed{b[38].place + 1, moved.text}) // after a's part 39
+	got, _ := docDiff(f, a, b, "DOC", "a", "b")
+	checkUnified(t, "a part moved", got, f.Render(a, ""), f.Render(b, ""))
+	if n, want := changedLines(got), 2*strings.Count(moved.text, "\n"); n != want {
+		t.Fatalf("%d lines added and removed, want %d (the part's, twice):\n%s", n, want, got)
 	}
 }
 
@@ -291,4 +347,22 @@ func changedLines(diff string) int {
 		}
 	}
 	return n
+}
+
+// TestDocDiffKeepsChangesInTheirParts adds a line at the end of a part
+// that the equal part after it starts with: the hunk adds it in its part,
+// not after the equal line, so that the hunk ends where the equal lines
+// leave room for the next one's context; the equal lines in one part or
+// two.
+func TestDocDiffKeepsChangesInTheirParts(t *testing.T) {
+	f := partsFormat{}
+	for _, rep := range []string{"x\n", "x\nx\n", "```\n\n"} {
+		equal := rep + "1\n2\n3\n4\n5\n6\n"[:14-2*strings.Count(rep, "\n")]
+		for _, parts := range [][]string{{equal}, {equal[:len(rep)+2], equal[len(rep)+2:]}} {
+			a := placedInOrder(append(append([]string{"head\n", "part a\n"}, parts...), "last a\n"))
+			b := placedInOrder(append(append([]string{"head\n", "part a\n" + rep}, parts...), "last b\n"))
+			got, _ := docDiff(f, a, b, "DOC", "a", "b")
+			checkUnified(t, fmt.Sprintf("%q repeated, the equal lines in %d parts", rep, len(parts)), got, f.Render(a, ""), f.Render(b, ""))
+		}
+	}
 }

@@ -86,10 +86,11 @@ func checkPane(t *testing.T, s model.State, pos int) {
 	if got := paneFormat.PaneRender(s, "OTHER", 100); got != "" {
 		t.Fatalf("PaneRender of another doc = %q", got)
 	}
-	// rewind render prints StreamRender: it must write Render's bytes.
+	// rewind render writes the parts as they are made: it must write
+	// Render's bytes.
 	var streamed strings.Builder
-	if err := Format.(model.StreamRenders).StreamRender(s, Doc, &streamed); err != nil || streamed.String() != doc {
-		t.Fatalf("position %d: StreamRender differs from Render (%v)\n got %q\nwant %q", pos, err, clip(streamed.String()), clip(doc))
+	if err := model.WriteRender(Format, s, Doc, &streamed); err != nil || streamed.String() != doc {
+		t.Fatalf("position %d: WriteRender differs from Render (%v)\n got %q\nwant %q", pos, err, clip(streamed.String()), clip(doc))
 	}
 	// The projection as header and message parts, checked against Render.
 	st := s.(*state)

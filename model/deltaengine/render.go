@@ -28,7 +28,7 @@ const maxInlineCommand = 48
 // Any other doc name yields "".
 func (f format) Render(s model.State, doc string) string {
 	var b strings.Builder
-	f.RenderParts(s, doc, func(part string) bool {
+	f.RenderParts(s, doc, func(_ int64, part string) bool {
 		b.WriteString(part)
 		return true
 	})
@@ -36,20 +36,20 @@ func (f format) Render(s model.State, doc string) string {
 }
 
 // RenderParts calls yield with the parts of the CONVERSATION projection of
-// s (model.DocParts): what writeHeader writes, then each message as
-// writeMessage writes it. A message's part has the same place in every
-// later state (the header is part 0, message k of the log part k+1), so a
-// diff of two states compares the conversation message by message. It
+// s (model.DocParts): what writeHeader writes, at place -1, then each
+// message as writeMessage writes it, at its entry's index in the log, so
+// that a diff of two states compares the conversation message by message.
+// It
 // holds one message at a time, and the action events of the last
 // keepInfos entries; any other doc name yields nothing.
-func (format) RenderParts(s model.State, doc string, yield func(part string) bool) {
+func (format) RenderParts(s model.State, doc string, yield func(place int64, part string) bool) {
 	st, ok := s.(*state)
 	if !ok || st == nil || doc != Doc {
 		return
 	}
 	var b strings.Builder
 	writeHeader(&b, st)
-	if !yield(b.String()) || st.log == nil {
+	if !yield(-1, b.String()) || st.log == nil {
 		return
 	}
 	sn := st.log.snapshot(st.nLog)
@@ -65,7 +65,7 @@ func (format) RenderParts(s model.State, doc string, yield func(part string) boo
 		if sn.get(i).isMessage() {
 			b.Reset()
 			writeMessage(&b, seqr, lookr, i)
-			if !yield(b.String()) {
+			if !yield(int64(i), b.String()) {
 				return
 			}
 		}

@@ -9,8 +9,8 @@ import (
 )
 
 // TestRenderParts checks the parts a diff compares the conversation by:
-// the header, then one part per message, each whole lines, at every 50th
-// position of a generated journal; and that RenderParts, which forgets
+// the header, then one part per message, each whole lines, at increasing
+// places, at every 50th position of a generated journal; and that RenderParts, which forgets
 // the actions it decoded keepInfos entries back, renders what it renders
 // when it keeps them all (a tool call's command and a result's status are
 // looked up entries after the message that shows them).
@@ -29,10 +29,16 @@ func TestRenderParts(t *testing.T) {
 		want := Format.Render(s, Doc)
 		keepInfos = 1
 		var parts []string
-		format{}.RenderParts(s, Doc, func(p string) bool {
-			parts = append(parts, p)
+		var places []int64
+		format{}.RenderParts(s, Doc, func(place int64, p string) bool {
+			parts, places = append(parts, p), append(places, place)
 			return true
 		})
+		for i := 1; i < len(places); i++ {
+			if places[i] <= places[i-1] {
+				t.Fatalf("at %d: places %v do not increase", pos, places)
+			}
+		}
 		if got := strings.Join(parts, ""); got != want {
 			t.Fatalf("at %d, forgetting the actions:\n%.2000s\nwant\n%.2000s", pos, got, want)
 		}

@@ -2,8 +2,6 @@ package deltaengine
 
 import (
 	"encoding/json"
-	"io"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
@@ -452,34 +450,4 @@ func (r *reader) lineAt(j, i int, l line, t evType) (line, string) {
 		return l, ""
 	}
 	return r.line(r.get(j), t)
-}
-
-// StreamRender writes Render(s, doc) to w: the header, then each message
-// as it is read back from the journal, in pieces of about 64 KiB.
-func (format) StreamRender(s model.State, doc string, w io.Writer) error {
-	st, ok := s.(*state)
-	if !ok || st == nil || doc != Doc || st.log == nil {
-		_, err := io.WriteString(w, Format.Render(s, doc))
-		return err
-	}
-	var b strings.Builder
-	writeHeader(&b, st)
-	sn := st.log.snapshot(st.nLog)
-	seqr, lookr := sn.reader(readBlock, nil), sn.reader(readBlock, nil)
-	defer seqr.release()
-	defer lookr.release()
-	for i := range st.nLog {
-		if !sn.get(i).isMessage() {
-			continue
-		}
-		writeMessage(&b, seqr, lookr, i)
-		if b.Len() >= 64<<10 {
-			if _, err := io.WriteString(w, b.String()); err != nil {
-				return err
-			}
-			b.Reset()
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
