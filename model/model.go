@@ -252,6 +252,20 @@ type DocParts interface {
 	RenderParts(s State, doc string, yield func(place int64, part string) bool)
 }
 
+// PairParts may be implemented by a Format with DocParts that can make the
+// parts of two states of one fold at once, making a part the two share
+// once (a DeltaMind item neither changed): a diff of neighbouring states
+// then makes each part once, not twice.
+type PairParts interface {
+	// RenderPairParts calls yield with the parts of projection doc of
+	// sa and of sb (RenderParts') merged by place, in order of place,
+	// until yield returns false: a and b are the parts of the two at
+	// place, inA and inB say which of the two has one (the other's part
+	// is then to be ignored). It returns false, having yielded nothing, when it cannot
+	// make the two at once (states of two folds).
+	RenderPairParts(sa, sb State, doc string, yield func(place int64, a, b string, inA, inB bool) bool) bool
+}
+
 // RenderParts calls yield with the parts of f's projection doc of s and
 // their places (see DocParts), or with the whole of Render(s, doc) at
 // place 0 when f does not cut its documents.
