@@ -14,8 +14,9 @@ const contextLines = udiff.DefaultContextLines
 
 // docDiff returns the unified diff, labelled fromLabel and toLabel, of
 // projection doc of states sa and sb, and whether the two differ. The
-// documents are read a part at a time (model.RenderParts), those of sa on
-// another goroutine, and compared place by place: parts that are equal are
+// documents are read a part at a time, both at once when the format makes
+// the parts they share once (model.PairParts), else each on a goroutine of
+// its own (model.RenderParts), and compared place by place: parts that are equal are
 // only counted, and the runs of parts that differ or that one document
 // alone has, with the lines of context around them, are diffed on their
 // own (udiff) and their hunks moved to their lines in the whole documents.
@@ -26,12 +27,24 @@ const contextLines = udiff.DefaultContextLines
 // Where the parts that differ are more than 2*contextLines lines apart,
 // their hunks are apart too, as in udiff's diff of the whole documents.
 func docDiff(f model.Format, sa, sb model.State, doc, fromLabel, toLabel string) (string, bool) {
+	d := partDiff{ctx: contextLines}
+	if pp, ok := f.(model.PairParts); ok && pp.RenderPairParts(sa, sb, doc, func(_ int64, a, b string, inA, inB bool) bool {
+		if !inA {
+			a = ""
+		}
+		if !inB {
+			b = ""
+		}
+		d.add(a, b, inA && inB && a == b)
+		return true
+	}) {
+		return d.result(fromLabel, toLabel)
+	}
 	done := make(chan struct{})
 	defer close(done)
 	as, bs := make(chan []placed, 4), make(chan []placed, 4)
 	go sendParts(f, sa, doc, as, done)
 	go sendParts(f, sb, doc, bs, done)
-	d := partDiff{ctx: contextLines}
 	var pa, pb []placed
 	for {
 		if len(pa) == 0 {
@@ -42,11 +55,7 @@ func docDiff(f model.Format, sa, sb model.State, doc, fromLabel, toLabel string)
 		}
 		switch {
 		case len(pa) == 0 && len(pb) == 0:
-			d.close()
-			if len(d.hunks) == 0 {
-				return "", false // equal, or parts cut in other places
-			}
-			return unifiedText(fromLabel, toLabel, d.hunks), true
+			return d.result(fromLabel, toLabel)
 		case len(pa) > 0 && len(pb) > 0 && pa[0].place == pb[0].place:
 			d.add(pa[0].text, pb[0].text, pa[0].text == pb[0].text)
 			pa, pb = pa[1:], pb[1:]
@@ -58,6 +67,15 @@ func docDiff(f model.Format, sa, sb model.State, doc, fromLabel, toLabel string)
 			pb = pb[1:]
 		}
 	}
+}
+
+// result closes the diff and returns it as docDiff does.
+func (d *partDiff) result(fromLabel, toLabel string) (string, bool) {
+	d.close()
+	if len(d.hunks) == 0 {
+		return "", false // equal, or parts cut in other places
+	}
+	return unifiedText(fromLabel, toLabel, d.hunks), true
 }
 
 // placed is a part of a projection and its place (model.DocParts).

@@ -11,8 +11,10 @@ package statediff
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rewind-tui/rewind/model"
 	"github.com/rewind-tui/rewind/replay"
@@ -71,13 +73,27 @@ func Changes(r *replay.Replay, a, b int) (Report, error) {
 }
 
 // AddDocs sets rep.Docs: it compares each projection of the two states a
-// part at a time (docDiff), the two made on two goroutines. rep must come
-// from Changes.
+// part at a time (docDiff), the projections on as many goroutines as there
+// are CPUs. rep must come from Changes.
 func (rep *Report) AddDocs() {
+	docs := rep.f.Docs()
+	diffs := make([]DocDiff, len(docs))
+	var wg sync.WaitGroup
+	cpus := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for k, doc := range docs {
+		cpus <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-cpus }()
+			if u, differ := docDiff(rep.f, rep.sa, rep.sb, doc, fmt.Sprintf("%s@%d", doc, rep.From), fmt.Sprintf("%s@%d", doc, rep.To)); differ {
+				diffs[k] = DocDiff{Name: doc, Unified: u}
+			}
+		})
+	}
+	wg.Wait()
 	rep.Docs = nil
-	for _, doc := range rep.f.Docs() {
-		if u, differ := docDiff(rep.f, rep.sa, rep.sb, doc, fmt.Sprintf("%s@%d", doc, rep.From), fmt.Sprintf("%s@%d", doc, rep.To)); differ {
-			rep.Docs = append(rep.Docs, DocDiff{Name: doc, Unified: u})
+	for _, d := range diffs {
+		if d.Name != "" {
+			rep.Docs = append(rep.Docs, d)
 		}
 	}
 }
