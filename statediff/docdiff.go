@@ -1,6 +1,7 @@
 package statediff
 
 import (
+	"context"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -13,7 +14,8 @@ import (
 const contextLines = udiff.DefaultContextLines
 
 // docDiff returns the unified diff, labelled fromLabel and toLabel, of
-// projection doc of states sa and sb, and whether the two differ. The
+// projection doc of states sa and sb, and whether the two differ; nothing
+// once ctx is done, which it checks every 256 parts. The
 // documents are read a part at a time, both at once when the format makes
 // the parts they share once (model.PairParts), else each on a goroutine of
 // its own (model.RenderParts), and compared place by place: parts that are equal are
@@ -26,7 +28,7 @@ const contextLines = udiff.DefaultContextLines
 //
 // Where the parts that differ are more than 2*contextLines lines apart,
 // their hunks are apart too, as in udiff's diff of the whole documents.
-func docDiff(f model.Format, sa, sb model.State, doc, fromLabel, toLabel string) (string, bool) {
+func docDiff(ctx context.Context, f model.Format, sa, sb model.State, doc, fromLabel, toLabel string) (string, bool) {
 	d := partDiff{ctx: contextLines}
 	if pp, ok := f.(model.PairParts); ok && pp.RenderPairParts(sa, sb, doc, func(_ int64, a, b string, inA, inB bool) bool {
 		if !inA {
@@ -36,9 +38,9 @@ func docDiff(f model.Format, sa, sb model.State, doc, fromLabel, toLabel string)
 			b = ""
 		}
 		d.add(a, b, inA && inB && a == b)
-		return true
+		return !d.stopped(ctx)
 	}) {
-		return d.result(fromLabel, toLabel)
+		return d.result(ctx, fromLabel, toLabel)
 	}
 	done := make(chan struct{})
 	defer close(done)
@@ -54,8 +56,8 @@ func docDiff(f model.Format, sa, sb model.State, doc, fromLabel, toLabel string)
 			pb = <-bs
 		}
 		switch {
-		case len(pa) == 0 && len(pb) == 0:
-			return d.result(fromLabel, toLabel)
+		case len(pa) == 0 && len(pb) == 0 || d.stopped(ctx):
+			return d.result(ctx, fromLabel, toLabel)
 		case len(pa) > 0 && len(pb) > 0 && pa[0].place == pb[0].place:
 			d.add(pa[0].text, pb[0].text, pa[0].text == pb[0].text)
 			pa, pb = pa[1:], pb[1:]
@@ -69,8 +71,18 @@ func docDiff(f model.Format, sa, sb model.State, doc, fromLabel, toLabel string)
 	}
 }
 
-// result closes the diff and returns it as docDiff does.
-func (d *partDiff) result(fromLabel, toLabel string) (string, bool) {
+// stopped reports, every 256 parts, whether ctx is done.
+func (d *partDiff) stopped(ctx context.Context) bool {
+	d.parts++
+	return d.parts%256 == 0 && ctx.Err() != nil
+}
+
+// result closes the diff and returns it as docDiff does: nothing when ctx
+// is done.
+func (d *partDiff) result(ctx context.Context, fromLabel, toLabel string) (string, bool) {
+	if ctx.Err() != nil {
+		return "", false
+	}
 	d.close()
 	if len(d.hunks) == 0 {
 		return "", false // equal, or parts cut in other places
@@ -177,6 +189,7 @@ func sendParts(f model.Format, s model.State, doc string, out chan<- []placed, d
 type partDiff struct {
 	ctx   int
 	hunks []*udiff.Hunk
+	parts int // parts added, for stopped
 
 	lineA int // lines of the old document before the next part
 

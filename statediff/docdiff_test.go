@@ -1,11 +1,13 @@
 package statediff
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -125,7 +127,7 @@ func TestDocDiffIsTheWholeDiff(t *testing.T) {
 			b[len(b)-1].text = strings.TrimSuffix(b[len(b)-1].text, "\n")
 		}
 		da, db := f.Render(a, ""), f.Render(b, "")
-		got, differ := docDiff(f, a, b, "DOC", "DOC@1", "DOC@2")
+		got, differ := docDiff(context.Background(), f, a, b, "DOC", "DOC@1", "DOC@2")
 		if differ != (da != db) {
 			t.Fatalf("round %d: differ %v, documents differ %v", round, differ, da != db)
 		}
@@ -160,7 +162,7 @@ func TestDocDiffHoldsAStretch(t *testing.T) {
 			}
 			a := append(append([]string{"old head\n"}, equal...), "old tail\n", lines("end", 10))
 			b := append(append([]string{"new head\n"}, equal...), "new tail\n", lines("end", 10))
-			got, _ := docDiff(f, placedInOrder(a), placedInOrder(b), "DOC", "a", "b")
+			got, _ := docDiff(context.Background(), f, placedInOrder(a), placedInOrder(b), "DOC", "a", "b")
 			checkUnified(t, fmt.Sprintf("%d equal lines in %d parts", n, cut), got, strings.Join(a, ""), strings.Join(b, ""))
 			if hunks := strings.Count(got, "\n@@ "); (n > 2*contextLines) != (hunks == 2) {
 				t.Fatalf("%d equal lines: %d hunks\n%s", n, hunks, got)
@@ -189,7 +191,7 @@ func TestDocDiffAlignsByPlace(t *testing.T) {
 	moved := a[10]
 	b := slices.Delete(slices.Clone(a), 10, 11)
 	b = slices.Insert(b, 39, placed{b[38].place + 1, moved.text}) // after a's part 39
-	got, _ := docDiff(f, a, b, "DOC", "a", "b")
+	got, _ := docDiff(context.Background(), f, a, b, "DOC", "a", "b")
 	checkUnified(t, "a part moved", got, f.Render(a, ""), f.Render(b, ""))
 	if n, want := changedLines(got), 2*strings.Count(moved.text, "\n"); n != want {
 		t.Fatalf("%d lines added and removed, want %d (the part's, twice):\n%s", n, want, got)
@@ -361,8 +363,51 @@ func TestDocDiffKeepsChangesInTheirParts(t *testing.T) {
 		for _, parts := range [][]string{{equal}, {equal[:len(rep)+2], equal[len(rep)+2:]}} {
 			a := placedInOrder(append(append([]string{"head\n", "part a\n"}, parts...), "last a\n"))
 			b := placedInOrder(append(append([]string{"head\n", "part a\n" + rep}, parts...), "last b\n"))
-			got, _ := docDiff(f, a, b, "DOC", "a", "b")
+			got, _ := docDiff(context.Background(), f, a, b, "DOC", "a", "b")
 			checkUnified(t, fmt.Sprintf("%q repeated, the equal lines in %d parts", rep, len(parts)), got, f.Render(a, ""), f.Render(b, ""))
 		}
+	}
+}
+
+// cancelling is partsFormat that cancels a diff after n of its parts and
+// counts the parts it is asked for.
+type cancelling struct {
+	partsFormat
+	n      int
+	asked  *atomic.Int64
+	cancel context.CancelFunc
+}
+
+func (c cancelling) RenderParts(s model.State, doc string, yield func(int64, string) bool) {
+	c.partsFormat.RenderParts(s, doc, func(place int64, p string) bool {
+		if c.asked.Add(1) == int64(c.n) {
+			c.cancel()
+		}
+		return yield(place, p)
+	})
+}
+
+// A diff whose overlay is closed stops comparing the projections within a
+// few hundred parts, and leaves the report without them.
+func TestDocDiffStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	a := randomParts(rng, 100000)
+	b := slices.Clone(a)
+	b[len(b)-1].text = "changed\n"
+	ctx, cancel := context.WithCancel(context.Background())
+	asked := new(atomic.Int64)
+	f := cancelling{n: 1000, asked: asked, cancel: cancel}
+	if got, differ := docDiff(ctx, f, a, b, "DOC", "a", "b"); differ || got != "" {
+		t.Errorf("a stopped diff gave %v %q", differ, got)
+	}
+	// Each side's sender may have made up to seven batches of 64 KiB
+	// (about a thousand parts each here: four queued, one taken, one
+	// being read, one being made) before it sees the stop.
+	if n := asked.Load(); n > 1000+2*7*1200 {
+		t.Errorf("%d of %d parts made after the stop at 1000", n, 2*len(a))
+	}
+	rep := Report{f: f, sa: a, sb: b}
+	if err := rep.AddDocsContext(ctx); err != context.Canceled || rep.Docs != nil {
+		t.Errorf("AddDocsContext after the stop: %v, %d diffs", err, len(rep.Docs))
 	}
 }

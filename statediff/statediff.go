@@ -9,6 +9,7 @@
 package statediff
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -75,7 +76,11 @@ func Changes(r *replay.Replay, a, b int) (Report, error) {
 // AddDocs sets rep.Docs: it compares each projection of the two states a
 // part at a time (docDiff), the projections on as many goroutines as there
 // are CPUs. rep must come from Changes.
-func (rep *Report) AddDocs() {
+func (rep *Report) AddDocs() { rep.AddDocsContext(context.Background()) }
+
+// AddDocsContext is AddDocs that stops when ctx is done (within 256 parts
+// of each projection), leaving rep.Docs as it was, and returns ctx.Err().
+func (rep *Report) AddDocsContext(ctx context.Context) error {
 	docs := rep.f.Docs()
 	diffs := make([]DocDiff, len(docs))
 	var wg sync.WaitGroup
@@ -84,18 +89,22 @@ func (rep *Report) AddDocs() {
 		cpus <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-cpus }()
-			if u, differ := docDiff(rep.f, rep.sa, rep.sb, doc, fmt.Sprintf("%s@%d", doc, rep.From), fmt.Sprintf("%s@%d", doc, rep.To)); differ {
+			if u, differ := docDiff(ctx, rep.f, rep.sa, rep.sb, doc, fmt.Sprintf("%s@%d", doc, rep.From), fmt.Sprintf("%s@%d", doc, rep.To)); differ {
 				diffs[k] = DocDiff{Name: doc, Unified: u}
 			}
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	rep.Docs = nil
 	for _, d := range diffs {
 		if d.Name != "" {
 			rep.Docs = append(rep.Docs, d)
 		}
 	}
+	return nil
 }
 
 // touchedChanges returns replay.Diff of the two states' views, without

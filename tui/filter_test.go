@@ -321,3 +321,22 @@ func TestDiffSaysItIsComputing(t *testing.T) {
 		t.Errorf("the overlay after the projections:\n%s", after)
 	}
 }
+
+// esc on a diff whose projections are still being compared closes it and
+// stops them: their command gives nothing to show.
+func TestDiffClosedStopsItsProjections(t *testing.T) {
+	m := openModel(t, mindCoverage)
+	m.w, m.h = 110, 34
+	m, cmd, _ := m.travelMsg(m.requestDiff(15, 16)())
+	if m.tv.overlay == nil || cmd == nil {
+		t.Fatal("no overlay for the state changes")
+	}
+	next, _ := m.overlayKey(tea.KeyPressMsg{Code: tea.KeyEscape})
+	m = next.(Model)
+	if m.tv.overlay != nil {
+		t.Fatal("esc left the overlay open")
+	}
+	if msg := cmd(); msg != nil {
+		t.Errorf("the projections went on after esc: %T", msg)
+	}
+}

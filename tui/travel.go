@@ -81,9 +81,20 @@ type listOverlay struct {
 	pos   []int // for blame: the position each line jumps to
 	sel   int
 	top   int
+	stop  context.CancelFunc // for a diff: stops its projections, when not nil
+}
+
+// closeOverlay closes the overlay, and stops the work still under way for
+// it (a diff's projections).
+func (m *Model) closeOverlay() {
+	if o := m.tv.overlay; o != nil && o.stop != nil {
+		o.stop()
+	}
+	m.tv.overlay = nil
 }
 
 func (m *Model) initTravel() {
+	m.closeOverlay()
 	if m.tv.run != nil {
 		m.tv.run.gen.Add(1)    // the old session's filter stops
 		m.tv.search.gen.Add(1) // and its state search
@@ -744,12 +755,17 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 		// The changes now; the projections, which on a large journal
 		// take seconds more, when they are compared.
 		lines := append(safeLines(msg.rep.ChangesLines()), "", "projection: comparing…")
-		o := &listOverlay{title: fmt.Sprintf("Diff #%d → #%d", msg.rep.From, msg.rep.To), lines: lines[1:]}
+		ctx, stop := context.WithCancel(context.Background())
+		o := &listOverlay{title: fmt.Sprintf("Diff #%d → #%d", msg.rep.From, msg.rep.To), lines: lines[1:], stop: stop}
 		o.title += " · " + fmt.Sprintf("%d change(s)", len(msg.rep.Changes)) + " · esc closes"
+		m.closeOverlay()
 		m.tv.overlay = o
 		rep, dg := msg.rep, msg.dataGen
 		return m, func() tea.Msg {
-			rep.AddDocs()
+			defer stop()
+			if rep.AddDocsContext(ctx) != nil {
+				return nil // closed before the projections were compared
+			}
 			return diffDocsMsg{dataGen: dg, overlay: o, rep: rep}
 		}, true
 	case diffDocsMsg:
@@ -770,6 +786,7 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 			m.setStatus("no event changed "+msg.path, false)
 			return m, nil, true
 		}
+		m.closeOverlay()
 		m.tv.overlay = &listOverlay{title: fmt.Sprintf("Blame %s · %d event(s), newest first · enter jumps · esc closes", render.Line(msg.path), len(msg.pos)), lines: msg.lines, pos: msg.pos}
 		return m, nil, true
 	case searchTickMsg:
@@ -896,7 +913,7 @@ func (m Model) overlayKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, m.keys.Dialog.Cancel), key.Matches(msg, g.Quit) && msg.String() == "q":
-		m.tv.overlay = nil
+		m.closeOverlay()
 	case key.Matches(msg, g.Down):
 		o.move(1, h)
 	case key.Matches(msg, g.Up):
@@ -907,11 +924,11 @@ func (m Model) overlayKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		o.move(-h, h)
 	case key.Matches(msg, m.keys.Dialog.Confirm):
 		if o.pos != nil && o.sel < len(o.pos) {
-			m.tv.overlay = nil
+			m.closeOverlay()
 			m.tl.selectEvent(o.pos[o.sel])
 			return m, m.moved()
 		}
-		m.tv.overlay = nil
+		m.closeOverlay()
 	}
 	return m, nil
 }
