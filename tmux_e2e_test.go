@@ -220,3 +220,29 @@ func TestTmuxLargeJournalIndexedInBackground(t *testing.T) {
 	s.send("q")
 	s.waitFor("REWIND-EXITED 0")
 }
+
+// d d at the end of a DeltaMind journal opens the diff overlay in a real
+// terminal: the state changes, then the projection diff, which is made
+// after the overlay opens (statediff.Changes, then AddDocs), with its
+// hunks; esc closes it.
+func TestTmuxDiffOverlay(t *testing.T) {
+	bin := rewindBin(t)
+	path := filepath.Join(t.TempDir(), "mind.jsonl")
+	if out, err := exec.Command(bin, "demo", "--out", path, "--events", "20000", "--format", "deltamind", "--seed", "5").CombinedOutput(); err != nil {
+		t.Fatalf("rewind demo --out: %v: %s", err, out)
+	}
+	s := startTmux(t, 140, 40, path)
+	s.waitFor("20000/20000", "State after #20000 ")
+	s.send("d", "d")
+	scr := s.waitFor("Diff #19999 → #20000", "change(s)", "projection ACTIVE_STATE:", "@@ -")
+	if strings.Contains(scr, "comparing") {
+		t.Errorf("the overlay still says it is comparing after the projection diff came:\n%s", scr)
+	}
+	s.send("Escape")
+	s.waitFor("State after #20000 ")
+	if scr := s.screen(); strings.Contains(scr, "Diff #") {
+		t.Fatalf("esc left the overlay:\n%s", scr)
+	}
+	s.send("q")
+	s.waitFor("REWIND-EXITED 0")
+}
