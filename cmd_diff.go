@@ -63,20 +63,20 @@ diffed by line, then the unified diff of each Markdown projection that changed.
 				rep.AddDocs()
 				return writeJSON(stdout, rep.JSON())
 			}
-			// The state changes first: on a large journal the
+			// The state changes first, flushed: on a large journal the
 			// projections take seconds more.
 			w := bufio.NewWriter(stdout)
-			for _, l := range rep.ChangesLines() {
-				w.WriteString(render.Line(l) + "\n")
+			put := func(lines []string) error {
+				for _, l := range lines {
+					w.WriteString(render.Line(l) + "\n")
+				}
+				return w.Flush()
 			}
-			if err := w.Flush(); err != nil {
+			if err := put(rep.ChangesLines()); err != nil {
 				return err
 			}
 			rep.AddDocs()
-			for _, l := range rep.DocsLines() {
-				w.WriteString(render.Line(l) + "\n")
-			}
-			return w.Flush()
+			return put(rep.DocsLines())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the diff as JSON")

@@ -224,16 +224,15 @@ func StreamStateJSON(f Format, s State, at int) Object {
 // render` holds a few messages, not the document. The bytes are
 // unsanitized Markdown, as Render's; it returns the first error of w.
 func WriteRender(f Format, s State, doc string, w io.Writer) error {
-	dp, ok := f.(DocParts)
-	if !ok {
-		_, err := io.WriteString(w, f.Render(s, doc))
-		return err
-	}
 	var (
 		b   []byte
 		err error
 	)
-	dp.RenderParts(s, doc, func(_ int64, part string) bool {
+	RenderParts(f, s, doc, func(_ int64, part string) bool {
+		if len(b) == 0 && len(part) >= 64<<10 {
+			_, err = io.WriteString(w, part) // a whole Render: not copied
+			return err == nil
+		}
 		if b = append(b, part...); len(b) >= 64<<10 {
 			_, err = w.Write(b)
 			b = b[:0]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -271,6 +272,7 @@ type visTickMsg struct{ gen int64 }
 type diffMsg struct {
 	dataGen int
 	rep     statediff.Report
+	lines   []string // rep's ChangesLines, sanitized
 	err     error
 }
 
@@ -279,7 +281,7 @@ type diffMsg struct {
 type diffDocsMsg struct {
 	dataGen int
 	overlay *listOverlay
-	rep     statediff.Report
+	lines   []string // the report's DocsLines, sanitized
 }
 
 // blameMsg is sent when the events that changed a path are known.
@@ -312,9 +314,16 @@ func (m *Model) requestDiff(a, b int) tea.Cmd {
 	r, dg := m.sess.R, m.dataGen
 	return func() tea.Msg {
 		rep, err := statediff.Changes(r, a, b)
-		return diffMsg{dataGen: dg, rep: rep, err: err}
+		if err != nil {
+			return diffMsg{dataGen: dg, err: err}
+		}
+		return diffMsg{dataGen: dg, rep: rep, lines: safeLines(rep.ChangesLines())}
 	}
 }
+
+// comparingDocs stands for a diff's projection lines in its overlay until
+// they are compared.
+const comparingDocs = "projection: comparing…"
 
 // safeLines returns lines passed through render.Line.
 func safeLines(lines []string) []string {
@@ -754,9 +763,9 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 		m.setStatus("", false)
 		// The changes now; the projections, which on a large journal
 		// take seconds more, when they are compared.
-		lines := append(safeLines(msg.rep.ChangesLines()), "", "projection: comparing…")
+		lines := append(msg.lines[1:], "", comparingDocs)
 		ctx, stop := context.WithCancel(context.Background())
-		o := &listOverlay{title: fmt.Sprintf("Diff #%d → #%d", msg.rep.From, msg.rep.To), lines: lines[1:], stop: stop}
+		o := &listOverlay{title: fmt.Sprintf("Diff #%d → #%d", msg.rep.From, msg.rep.To), lines: lines, stop: stop}
 		o.title += " · " + fmt.Sprintf("%d change(s)", len(msg.rep.Changes)) + " · esc closes"
 		m.closeOverlay()
 		m.tv.overlay = o
@@ -766,11 +775,13 @@ func (m Model) travelMsg(msg tea.Msg) (Model, tea.Cmd, bool) {
 			if rep.AddDocsContext(ctx) != nil {
 				return nil // closed before the projections were compared
 			}
-			return diffDocsMsg{dataGen: dg, overlay: o, rep: rep}
+			return diffDocsMsg{dataGen: dg, overlay: o, lines: safeLines(rep.DocsLines())}
 		}, true
 	case diffDocsMsg:
-		if msg.dataGen == m.dataGen && m.tv.overlay == msg.overlay {
-			msg.overlay.lines = safeLines(msg.rep.Lines())[1:]
+		if o := msg.overlay; msg.dataGen == m.dataGen && m.tv.overlay == o {
+			// The projections' lines in place of the two that said
+			// they were being compared.
+			o.lines = slices.Concat(o.lines[:len(o.lines)-2], msg.lines)
 		}
 		return m, nil, true
 	case blameMsg:

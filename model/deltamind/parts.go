@@ -12,45 +12,14 @@ import (
 // finds which items each section lists from their classes first, then
 // reads the items back a section at a time, so it holds the item numbers
 // of the projection, not its text (1 GB journal, rewind render: 490-550
-// MB at the peak with Render, 170 MB).
+// MB at the peak when Render made each projection whole, 170 MB).
 //
 // Places (see partPlace) are the section's and the item's: an item that
 // moves from one section to another (a decision superseded) is a part
 // removed at one place and added at another, and the items between keep
-// their places.
-func (format) RenderParts(st model.State, doc string, yield func(place int64, part string) bool) {
-	s, ok := st.(*state)
-	if !ok || s == nil {
-		return
-	}
-	head, secs, ok := s.plan(doc)
-	if !ok {
-		return
-	}
-	lists, last := s.sectionLists(secs)
-	if !yield(0, headPart(head)) || last < 0 || !yield(1, "\n") {
-		return
-	}
-	for k, sec := range secs {
-		if len(lists[k]) == 0 {
-			continue
-		}
-		if !yield(partPlace(k, 0), sec.title+"\n\n") {
-			return
-		}
-		d := s.lin.decoder(walkWin)
-		for _, i := range lists[k] {
-			it := d.item(i, s.seq)
-			if !yield(partPlace(k, int64(i)+1), sec.line(&it)+"\n") {
-				d.done()
-				return
-			}
-		}
-		d.done()
-		if k != last && !yield(partPlace(k, sectionEnd), "\n") {
-			return
-		}
-	}
+// their places. It is RenderPairParts of s with itself.
+func (f format) RenderParts(st model.State, doc string, yield func(place int64, part string) bool) {
+	f.RenderPairParts(st, st, doc, func(place int64, a, _ string, _, _ bool) bool { return yield(place, a) })
 }
 
 // sectionLists returns the items each of secs lists, in order, and the
@@ -98,7 +67,10 @@ func (format) RenderPairParts(ma, mb model.State, doc string, yield func(place i
 		return true
 	}
 	listsA, lastA := a.sectionLists(secs)
-	listsB, lastB := b.sectionLists(secs)
+	listsB, lastB := listsA, lastA
+	if b != a {
+		listsB, lastB = b.sectionLists(secs)
+	}
 	if !yield(0, headPart(headA), headPart(headB), true, true) ||
 		(lastA >= 0 || lastB >= 0) && !yield(1, "\n", "\n", lastA >= 0, lastB >= 0) {
 		return true
@@ -128,9 +100,12 @@ func (format) RenderPairParts(ma, mb model.State, doc string, yield func(place i
 				i, tb, lb = lb[0], line(lb[0], b.seq), lb[1:]
 			default:
 				i, la, lb = la[0], la[1:], lb[1:]
-				l.mu.Lock()
-				same := l.version(i, a.seq) == l.version(i, b.seq)
-				l.mu.Unlock()
+				same := a.seq == b.seq
+				if !same {
+					l.mu.Lock()
+					same = l.version(i, a.seq) == l.version(i, b.seq)
+					l.mu.Unlock()
+				}
 				if ta = line(i, a.seq); same {
 					tb = ta
 				} else {

@@ -11,43 +11,14 @@ import (
 // writes it (renderActiveState, renderDecisions, renderTasks,
 // renderConstraints): lines joined by "\n", each section present only when
 // it has items, items in creation order. An unknown doc renders as "".
-// It reads back the lines of the items it lists, once each.
-func (format) Render(st model.State, doc string) string {
-	s, ok := st.(*state)
-	if !ok || s == nil {
-		return ""
-	}
-	lines, secs, ok := s.plan(doc)
-	if !ok {
-		return ""
-	}
-	bodies := make([][]string, len(secs))
-	d := s.lin.decoder(walkWin)
-	var classes []uint8
-	for from := int32(0); from < s.nItems; from += classBatch {
-		classes = s.lin.classes(from, min(from+classBatch, s.nItems), s.seq, classes[:0])
-		for j, c := range classes {
-			var it itemVal
-			decoded := false
-			for k := range secs {
-				if !secs[k].keep(c) {
-					continue
-				}
-				if !decoded {
-					it, decoded = d.item(from+int32(j), s.seq), true
-				}
-				bodies[k] = append(bodies[k], secs[k].line(&it))
-			}
-		}
-	}
-	for k, sec := range secs {
-		if len(bodies[k]) > 0 {
-			lines = append(lines, sec.title, "")
-			lines = append(lines, bodies[k]...)
-			lines = append(lines, "")
-		}
-	}
-	return strings.Join(lines, "\n")
+// It is RenderParts' parts, one after another.
+func (f format) Render(st model.State, doc string) string {
+	var b strings.Builder
+	f.RenderParts(st, doc, func(_ int64, part string) bool {
+		b.WriteString(part)
+		return true
+	})
+	return b.String()
 }
 
 // classBatch is how many items' classes the views read per lock of the
