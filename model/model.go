@@ -252,6 +252,17 @@ type DocParts interface {
 	RenderParts(s State, doc string, yield func(place int64, part string) bool)
 }
 
+// JoinParts returns dp's parts of projection doc of s one after another:
+// the Render of a format whose parts are its only rendering.
+func JoinParts(dp DocParts, s State, doc string) string {
+	var b strings.Builder
+	dp.RenderParts(s, doc, func(_ int64, part string) bool {
+		b.WriteString(part)
+		return true
+	})
+	return b.String()
+}
+
 // PairParts may be implemented by a Format with DocParts that can make the
 // parts of two states of one fold at once, making a part the two share
 // once (a DeltaMind item neither changed): a diff of neighbouring states

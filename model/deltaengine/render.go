@@ -26,14 +26,7 @@ const maxInlineCommand = 48
 // block when an ask_human call is pending, the run's heading, task, status
 // and iterations, then the conversation as processJournalSource rebuilds it.
 // Any other doc name yields "".
-func (f format) Render(s model.State, doc string) string {
-	var b strings.Builder
-	f.RenderParts(s, doc, func(_ int64, part string) bool {
-		b.WriteString(part)
-		return true
-	})
-	return b.String()
-}
+func (f format) Render(s model.State, doc string) string { return model.JoinParts(f, s, doc) }
 
 // RenderParts calls yield with the parts of the CONVERSATION projection of
 // s (model.DocParts): what writeHeader writes, at place -1, then each

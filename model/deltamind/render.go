@@ -12,14 +12,7 @@ import (
 // renderConstraints): lines joined by "\n", each section present only when
 // it has items, items in creation order. An unknown doc renders as "".
 // It is RenderParts' parts, one after another.
-func (f format) Render(st model.State, doc string) string {
-	var b strings.Builder
-	f.RenderParts(st, doc, func(_ int64, part string) bool {
-		b.WriteString(part)
-		return true
-	})
-	return b.String()
-}
+func (f format) Render(st model.State, doc string) string { return model.JoinParts(f, st, doc) }
 
 // classBatch is how many items' classes the views read per lock of the
 // lineage.
