@@ -629,19 +629,22 @@ func (t *layouts) learnFields(ls model.LineScalars, raw []byte, spans []span, sh
 // layout whose scalars end at ends (in t's memory: valid until the next
 // call), or nil when ends do not fit raw.
 func (sf *skelFields) read(t *layouts, raw []byte, ends []uint32) []span {
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil // the index's lines start with their object
+	// ends count from the object's '{', after any whitespace before it,
+	// as learnFields counts them.
+	start := ws(raw, 0)
+	if start >= len(raw) || raw[start] != '{' {
+		return nil
 	}
 	spans := t.spans[:0]
 	for _, f := range sf.fields {
 		if int(f.k) >= len(ends) {
 			return nil
 		}
-		prev := 0
+		prev := start
 		if f.k > 0 {
-			prev = int(ends[f.k-1])
+			prev += int(ends[f.k-1])
 		}
-		lo, hi := prev+int(f.lit), int(ends[f.k])
+		lo, hi := prev+int(f.lit), start+int(ends[f.k])
 		if lo < prev || lo >= hi || hi > len(raw) {
 			return nil
 		}
