@@ -76,6 +76,37 @@ func (l *lineage) decoder(maxWin int) *decoder {
 	return d
 }
 
+// plain returns a decoder of l without windows, for one item or entry
+// (an At, Touched): taken from plainDecoders, and given back with
+// putPlain once nothing it returned that is in its memory (item's
+// sourceTurns) is used. A state search remakes items at every event, and
+// a new decoder for each (576 bytes, and its chains and scratch) was a
+// large part of what the search allocated.
+func (l *lineage) plain() *decoder {
+	d, _ := plainDecoders.Get().(*decoder)
+	if d == nil {
+		return l.decoder(0)
+	}
+	l.mu.Lock()
+	d.l, d.src = l, l.src
+	l.mu.Unlock()
+	return d
+}
+
+// putPlain gives d, from plain, back to plainDecoders with its scratch
+// memory; d is not used afterwards.
+func (d *decoder) putPlain() {
+	if d.lay != nil {
+		layoutPool.Put(d.lay)
+	}
+	c := d.chains
+	c.gathered, c.base = false, format{}
+	*d = decoder{chains: c, turns: d.turns[:0], lf: lineFields{turns: d.lf.turns[:0]}}
+	plainDecoders.Put(d)
+}
+
+var plainDecoders sync.Pool
+
 // sharing returns a decoder of d's lineage that shares d's windows, for
 // another goroutine of the same walk.
 func (d *decoder) sharing() *decoder { return &decoder{l: d.l, src: d.src, shared: d.shared} }
@@ -387,29 +418,46 @@ func (l *lineage) recLocs(disagreement bool, from, to int, out []uint64) []uint6
 }
 
 // read reads the line at off (up to its '\n' or the end of the file) on
-// its own, into memory of its own (the strings decoded from it are views
-// of it).
+// its own, into memory of its own the size of the line (the strings
+// decoded from it are views of it, and may outlive the decoder). The file
+// is read into a buffer of readBufs: a journal's lines are a few hundred
+// bytes, and each read allocating a buffer of 1 KiB or more made most of
+// what a state search over the items allocated, and kept.
 func (d *decoder) read(off int64) []byte {
 	if d.src == nil {
 		return nil
 	}
-	size := 1 << 10
-	for {
-		b := make([]byte, size)
-		n, err := d.src.ReadAt(b, off)
-		b = b[:n]
-		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
-			return b[:nl]
+	bp := readBufs.Get().(*[]byte)
+	defer func() {
+		if len(*bp) <= maxReadBuf {
+			readBufs.Put(bp)
 		}
+	}()
+	for have := 0; ; {
+		buf := *bp
+		n, err := d.src.ReadAt(buf[have:], off+int64(have))
+		if nl := bytes.IndexByte(buf[have:have+n], '\n'); nl >= 0 {
+			return bytes.Clone(buf[:have+nl])
+		}
+		have += n
 		if err != nil {
-			if err == io.EOF && n > 0 {
-				return b
+			if err == io.EOF && have > 0 {
+				return bytes.Clone(buf[:have])
 			}
 			return nil
 		}
-		size *= 2
+		if have == len(buf) {
+			*bp = append(buf, make([]byte, len(buf))...)
+		}
 	}
 }
+
+// readBufs are read's buffers (*[]byte), 1 KiB to start with, each grown
+// to the longest line read into it; one grown past maxReadBuf bytes is
+// not kept.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 1<<10); return &b }}
+
+const maxReadBuf = 64 << 10
 
 // turnVal is one entry of an item's sourceTurns: the turnId and the
 // offset as written (nil when absent, null or not kept).

@@ -32,7 +32,9 @@ func (format) StreamView(s model.State) model.Object {
 	items := model.Lazy{Len: int(st.nItems), Each: func(yield func(any) bool) { st.eachItem(yield) },
 		Parts: st.itemParts, Transient: true,
 		At: func(i int) any {
-			it := l.decoder(0).item(int32(i), st.seq)
+			d := l.plain()
+			defer d.putPlain()
+			it := d.item(int32(i), st.seq)
 			return it.object()
 		}}
 	entries := func(n int32, disagreement bool) model.Lazy {
@@ -50,7 +52,11 @@ func (format) StreamView(s model.State) model.Object {
 				var t entryText
 				return func(i int) any { return d.entryIn(recs[i-lo], disagreement, &t) }
 			}, yield)
-		}, Transient: true, At: func(i int) any { return entry(l.decoder(0), i) }}
+		}, Transient: true, At: func(i int) any {
+			d := l.plain()
+			defer d.putPlain()
+			return entry(d, i)
+		}}
 	}
 	return st.view(items, entries(st.nRejected, false), entries(st.nDisagreements, true))
 }

@@ -38,7 +38,8 @@ func (s *state) Touched(prev model.State) []replay.Path {
 		}
 		l.mu.Unlock()
 	}
-	d := l.decoder(0)
+	d := l.plain()
+	defer d.putPlain()
 	for _, i := range idx {
 		if i >= p.nItems {
 			out = append(out, replay.Path{"items", int(i)})
