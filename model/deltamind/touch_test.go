@@ -1,6 +1,7 @@
 package deltamind
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,4 +75,100 @@ func TestTouchedGenerated(t *testing.T) {
 		s = next
 		return nil
 	})
+}
+
+// Items whose lines are longer than read's first buffer (1 KiB) and than
+// the buffers it keeps (maxReadBuf), read on their own (At, Touched) with
+// decoders and buffers used before for other lines, are View's; so are
+// those of a second journal of the same shape, read in turn with the
+// first's: a decoder used for one journal keeps nothing of it.
+func TestItemsReadOnTheirOwnWithLongLines(t *testing.T) {
+	long := [][]string{
+		{"short", strings.Repeat("a", 3000), strings.Repeat("b", maxReadBuf+5000), "short again", strings.Repeat("c", 1500)},
+		{"other", strings.Repeat("e", 2000), strings.Repeat("f", maxReadBuf+100), "other again", strings.Repeat("g", 1100)},
+	}
+	var journals [2][]model.State
+	for n, summaries := range long {
+		journals[n] = foldLines(t, summaries, strings.Repeat("d", 2*maxReadBuf))
+	}
+	for round := range 2 { // the second round with decoders and buffers used before
+		for k := range journals[0] {
+			var got, want [2][]any
+			// All read before any is compared: an item's strings must not
+			// be in memory that the next read reuses.
+			for n := range journals {
+				v, _ := journals[n][k].View().Get("items")
+				want[n] = v.([]any)
+				got[n] = make([]any, len(want[n]))
+			}
+			lazy := [2]model.Lazy{}
+			for n := range journals {
+				v, _ := Format.(model.StreamViews).StreamView(journals[n][k]).Get("items")
+				lazy[n] = v.(model.Lazy)
+			}
+			for i := len(want[0]) - 1; i >= 0; i-- {
+				for n := range journals {
+					got[n][i] = lazy[n].At(i)
+				}
+			}
+			for n := range journals {
+				for i := range want[n] {
+					if g, w := marshalValue(t, got[n][i]), marshalValue(t, want[n][i]); g != w {
+						t.Fatalf("round %d, journal %d after event %d: At(%d) = %s, View's %s", round, n, k+1, i, clip(g), clip(w))
+					}
+				}
+				if k > 0 {
+					checkTouched(t, journals[n][k-1], journals[n][k], "event "+strconv.Itoa(k+1))
+				}
+			}
+		}
+	}
+	last := journals[0][len(journals[0])-1]
+	v, _ := last.View().Get("items")
+	if got := marshalValue(t, v.([]any)[2]); !strings.Contains(got, strings.Repeat("d", 2*maxReadBuf)) {
+		t.Fatalf("the revised long item is %s", clip(got))
+	}
+}
+
+// foldLines folds a journal of one decision made per summary, then one
+// that revises the third to revised, and returns the state after each
+// line.
+func foldLines(t *testing.T, summaries []string, revised string) []model.State {
+	t.Helper()
+	var b strings.Builder
+	seq := 0
+	line := func(kind, idKey, id, summary string) {
+		seq++
+		ts := "2026-03-11T10:00:" + strconv.Itoa(10+seq) + ".000Z"
+		b.WriteString(`{"type":"accepted","seq":` + strconv.Itoa(seq) + `,"timestamp":"` + ts + `","delta":{"kind":"` + kind +
+			`","timestamp":"` + ts + `","` + idKey + `":"` + id + `","summary":"` + summary + `","confidence":"high","sourceTurns":[{"turnId":"t-` +
+			strconv.Itoa(seq) + `"}]},"itemId":"` + id + `","resultingStatus":"active"}` + "\n")
+	}
+	for i, s := range summaries {
+		line("decision_made", "id", "d-"+strconv.Itoa(i+1), s)
+	}
+	line("decision_revised", "targetId", "d-3", revised)
+	j := journaltest.Open(t, "provenance.jsonl", []byte(b.String()))
+	var states []model.State
+	s := Format.Init()
+	if err := j.Each(1, 1<<30, func(ev model.Event) error {
+		s = Format.Apply(s, ev)
+		states = append(states, s)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != seq {
+		t.Fatalf("%d events folded, want %d", len(states), seq)
+	}
+	return states
+}
+
+func marshalValue(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
