@@ -1,7 +1,6 @@
 package deltamind
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,7 +112,7 @@ func TestItemsReadOnTheirOwnWithLongLines(t *testing.T) {
 			}
 			for n := range journals {
 				for i := range want[n] {
-					if g, w := marshalValue(t, got[n][i]), marshalValue(t, want[n][i]); g != w {
+					if g, w := itemJSON(t, got[n][i]), itemJSON(t, want[n][i]); g != w {
 						t.Fatalf("round %d, journal %d after event %d: At(%d) = %s, View's %s", round, n, k+1, i, clip(g), clip(w))
 					}
 				}
@@ -125,7 +124,7 @@ func TestItemsReadOnTheirOwnWithLongLines(t *testing.T) {
 	}
 	last := journals[0][len(journals[0])-1]
 	v, _ := last.View().Get("items")
-	if got := marshalValue(t, v.([]any)[2]); !strings.Contains(got, strings.Repeat("d", 2*maxReadBuf)) {
+	if got := itemJSON(t, v.([]any)[2]); !strings.Contains(got, strings.Repeat("d", 2*maxReadBuf)) {
 		t.Fatalf("the revised long item is %s", clip(got))
 	}
 }
@@ -164,11 +163,12 @@ func foldLines(t *testing.T, summaries []string, revised string) []model.State {
 	return states
 }
 
-func marshalValue(t *testing.T, v any) string {
+// itemJSON is the JSON of an item of the views (a model.Object).
+func itemJSON(t *testing.T, v any) string {
 	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
+	o, ok := v.(model.Object)
+	if !ok {
+		t.Fatalf("item %T, not a model.Object", v)
 	}
-	return string(b)
+	return marshalObj(t, o)
 }
