@@ -11,6 +11,7 @@ package statediff
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math"
 	"runtime"
 	"slices"
@@ -68,7 +69,7 @@ func Changes(r *replay.Replay, a, b int) (Report, error) {
 	}
 	changes, ok := touchedChanges(r.F, sa, sb, a, b)
 	if !ok {
-		changes = replay.Diff(withoutAt(model.StateJSON(r.F, sa, a)), withoutAt(model.StateJSON(r.F, sb, b)))
+		changes = streamChanges(r.F, sa, sb, a, b)
 	}
 	return Report{From: a, To: b, Changes: changes, f: r.F, sa: sa, sb: sb}, nil
 }
@@ -226,6 +227,148 @@ func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.
 	return nil, false
 }
 
+// streamChanges returns replay.Diff of the two states' views, without
+// "at", for any two positions: it walks the stream views
+// (model.StreamStateJSON) member by member, and a long list or object (a
+// model.Lazy) item by item as the two Eaches give them, so that equal
+// items are compared and dropped, and only the items that differ are made
+// again (At, Get) for the report. A diff between far positions then holds
+// its changes, not two whole views: 250 MB of Delta Engine, the middle of
+// the conversation against its end, made both views, 1.2 GB of messages.
+func streamChanges(f model.Format, sa, sb model.State, a, b int) []replay.Change {
+	va := withoutAt(model.StreamStateJSON(f, sa, a))
+	vb := withoutAt(model.StreamStateJSON(f, sb, b))
+	var out []replay.Change
+	for _, fb := range vb {
+		x, had := va.Get(fb.Key)
+		if !had {
+			out = append(out, replay.Change{Path: replay.Path{fb.Key}, Op: replay.Added, New: viewMember(f, sb, b, fb.Key)})
+			continue
+		}
+		out = streamMember(out, fb.Key, x, fb.Value, func() (any, any) {
+			return viewMember(f, sa, a, fb.Key), viewMember(f, sb, b, fb.Key)
+		})
+	}
+	for _, fa := range va {
+		if _, has := vb.Get(fa.Key); !has {
+			out = append(out, replay.Change{Path: replay.Path{fa.Key}, Op: replay.Removed, Old: viewMember(f, sa, a, fa.Key)})
+		}
+	}
+	return out
+}
+
+// streamMember appends the changes of top-level member name, whose values
+// in the two stream views are x and y: item by item for two lists with At
+// or two objects with Get (a model.Lazy, or a plain one), from whole
+// values (whole, which makes both members as model.StateJSON does)
+// otherwise.
+func streamMember(out []replay.Change, name string, x, y any, whole func() (any, any)) []replay.Change {
+	_, lazyX := x.(model.Lazy)
+	_, lazyY := y.(model.Lazy)
+	if !lazyX && !lazyY {
+		return replay.DiffAt(out, replay.Path{name}, x, y)
+	}
+	la, lb := asLazy(x), asLazy(y)
+	switch {
+	case !la.Object && !lb.Object && la.At != nil && lb.At != nil:
+		return streamItems(out, name, la, lb)
+	case la.Object && lb.Object && la.Get != nil && lb.Get != nil:
+		return streamMembers(out, name, la, lb)
+	}
+	wx, wy := whole()
+	return replay.DiffAt(out, replay.Path{name}, wx, wy)
+}
+
+// streamItems appends the changes between lists la and lb (Diff's: item by
+// item, then the items la has past lb's end), comparing the items their
+// Eaches give in step and making those that differ again with At, since
+// Each's may be Transient.
+func streamItems(out []replay.Change, name string, la, lb model.Lazy) []replay.Change {
+	nextA, stopA := iter.Pull(items(la))
+	defer stopA()
+	nextB, stopB := iter.Pull(items(lb))
+	defer stopB()
+	var scratch []replay.Change
+	for i := range max(la.Len, lb.Len) {
+		p := replay.Path{name, i}
+		var ia, ib any
+		okA, okB := i < la.Len, i < lb.Len
+		if okA {
+			ia, okA = nextA()
+		}
+		if okB {
+			ib, okB = nextB()
+		}
+		switch {
+		case okA && okB:
+			scratch = replay.DiffAt(scratch[:0], p, ia, ib)
+			switch {
+			case len(scratch) == 0:
+			case la.Transient || lb.Transient:
+				out = replay.DiffAt(out, p, la.At(i), lb.At(i))
+			default:
+				out = append(out, scratch...)
+			}
+		case okB:
+			out = append(out, replay.Change{Path: p, Op: replay.Added, New: lb.At(i)})
+		case okA && i >= lb.Len:
+			out = append(out, replay.Change{Path: p, Op: replay.Removed, Old: la.At(i)})
+		}
+	}
+	return out
+}
+
+// items returns l's items in order: its Each's, or At's for a list that
+// has no Each.
+func items(l model.Lazy) iter.Seq[any] {
+	if l.Each != nil {
+		return l.Each
+	}
+	return func(yield func(any) bool) {
+		for i := range l.Len {
+			if !yield(l.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// streamMembers appends the changes between objects la and lb (Diff's: lb's
+// members in its order, then those only la has, in la's), each member made
+// with Get.
+func streamMembers(out []replay.Change, name string, la, lb model.Lazy) []replay.Change {
+	for key := range keys(lb) {
+		p := replay.Path{name, key}
+		ob, _ := lb.Get(key)
+		if oa, had := la.Get(key); had {
+			out = replay.DiffAt(out, p, oa, ob)
+		} else {
+			out = append(out, replay.Change{Path: p, Op: replay.Added, New: ob})
+		}
+	}
+	for key := range keys(la) {
+		if _, has := lb.Get(key); !has {
+			oa, _ := la.Get(key)
+			out = append(out, replay.Change{Path: replay.Path{name, key}, Op: replay.Removed, Old: oa})
+		}
+	}
+	return out
+}
+
+// keys returns the names of object l's members in order, copied out of
+// Each's Fields (which may be Transient).
+func keys(l model.Lazy) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if l.Each == nil {
+			return
+		}
+		l.Each(func(v any) bool {
+			f, ok := v.(model.Field)
+			return !ok || yield(strings.Clone(f.Key))
+		})
+	}
+}
+
 // asLazy returns v as a model.Lazy with At (a list) or Get (an object):
 // v itself when it is one, a view of a []any or model.Object, and a Lazy
 // with neither for anything else.
@@ -234,9 +377,16 @@ func asLazy(v any) model.Lazy {
 	case model.Lazy:
 		return x
 	case []any:
-		return model.Lazy{Len: len(x), At: func(i int) any { return x[i] }}
+		return model.Lazy{Len: len(x), Each: slices.Values(x), At: func(i int) any { return x[i] }}
 	case model.Object:
-		return model.Lazy{Len: len(x), Object: true, Get: x.Get, Rank: func(k string) (int, bool) {
+		each := func(yield func(any) bool) {
+			for _, f := range x {
+				if !yield(f) {
+					return
+				}
+			}
+		}
+		return model.Lazy{Len: len(x), Object: true, Each: each, Get: x.Get, Rank: func(k string) (int, bool) {
 			i := slices.IndexFunc(x, func(f model.Field) bool { return f.Key == k })
 			return i, i >= 0
 		}}

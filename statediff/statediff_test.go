@@ -110,16 +110,7 @@ func TestTouchedChangesAreDiffOfTheViews(t *testing.T) {
 				continue
 			}
 			touched += len(got)
-			want := replay.Diff(withoutAt(model.StateJSON(f, sa, a)), withoutAt(model.StateJSON(f, sb, b)))
-			g, w := Report{From: a, To: b, Changes: got}, Report{From: a, To: b, Changes: want}
-			if gl, wl := strings.Join(g.Lines(), "\n"), strings.Join(w.Lines(), "\n"); gl != wl {
-				t.Fatalf("%s, %d → %d: lines\n%.1500s\nwant\n%.1500s", name, a, b, gl, wl)
-			}
-			gj, _ := json.Marshal(g.JSON())
-			wj, _ := json.Marshal(w.JSON())
-			if string(gj) != string(wj) {
-				t.Fatalf("%s, %d → %d: JSON\n%.1500s\nwant\n%.1500s", name, a, b, gj, wj)
-			}
+			sameChanges(t, fmt.Sprintf("%s, %d → %d", name, a, b), a, b, got, viewsDiff(f, sa, sb, a, b))
 		}
 		// Compute's projection diffs, made a part at a time (the Delta
 		// Engine conversation a message at a time) on two goroutines
@@ -141,4 +132,101 @@ func TestTouchedChangesAreDiffOfTheViews(t *testing.T) {
 			t.Errorf("%s: %d changes over %d pairs: the pairs change too little to check", name, touched, len(pairs))
 		}
 	}
+}
+
+// viewsDiff is what a report's changes are: replay.Diff of the two states'
+// whole views, without "at".
+func viewsDiff(f model.Format, sa, sb model.State, a, b int) []replay.Change {
+	return replay.Diff(withoutAt(model.StateJSON(f, sa, a)), withoutAt(model.StateJSON(f, sb, b)))
+}
+
+// sameChanges fails unless got and want print the same lines and JSON.
+func sameChanges(t *testing.T, what string, a, b int, got, want []replay.Change) {
+	t.Helper()
+	g, w := Report{From: a, To: b, Changes: got}, Report{From: a, To: b, Changes: want}
+	if gl, wl := strings.Join(g.Lines(), "\n"), strings.Join(w.Lines(), "\n"); gl != wl {
+		t.Fatalf("%s: lines\n%.1500s\nwant\n%.1500s", what, gl, wl)
+	}
+	gj, _ := json.Marshal(g.JSON())
+	wj, _ := json.Marshal(w.JSON())
+	if string(gj) != string(wj) {
+		t.Fatalf("%s: JSON\n%.1500s\nwant\n%.1500s", what, gj, wj)
+	}
+}
+
+// Between any two positions, far or near, either way, and from the empty
+// state, the changes made from the stream views item by item
+// (streamChanges, a diff between far positions) are Diff's of the whole
+// views, for every format.
+func TestStreamChangesAreDiffOfTheViews(t *testing.T) {
+	for _, c := range [][2]string{{model.DurableStream, model.DurableStream}, {model.DeltaEngine, model.DeltaEngine},
+		{model.DeltaMind, model.DeltaMind}, {model.DurableStream, model.Generic}} {
+		// c: the journal's format, and the one it is folded with.
+		j := journaltest.Generated(t, c[0], c[0]+".jsonl", 500, 4)
+		name := c[1]
+		f, _ := formats.ByName(name)
+		r := replay.New(j, f)
+		n := r.Events()
+		var pairs [][2]int
+		for a := 0; a <= n; a += 37 {
+			for b := 0; b <= n; b += 53 {
+				pairs = append(pairs, [2]int{a, b}, [2]int{b, a})
+			}
+			pairs = append(pairs, [2]int{a, n}, [2]int{n, a}, [2]int{a, min(a+1, n)})
+		}
+		changes := 0
+		for _, p := range pairs {
+			a, b := p[0], p[1]
+			sa, err := r.StateAt(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sb, err := r.StateAt(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := streamChanges(f, sa, sb, a, b)
+			changes += len(got)
+			sameChanges(t, fmt.Sprintf("%s, %d → %d", name, a, b), a, b, got, viewsDiff(f, sa, sb, a, b))
+		}
+		if changes < len(pairs) {
+			t.Errorf("%s: %d changes over %d pairs: the pairs change too little to check", name, changes, len(pairs))
+		}
+	}
+}
+
+// A Transient list's items are valid only while Each's yield runs: the
+// changes keep items made again with At, not the ones Each gave, which
+// this list overwrites with the next item.
+func TestStreamItemsKeepNoTransientItem(t *testing.T) {
+	// Each item is {"v": val} for a string val, val itself otherwise.
+	list := func(vals ...any) model.Lazy {
+		at := func(i int) any {
+			if v, ok := vals[i].(string); ok {
+				return model.Object{{Key: "v", Value: v}}
+			}
+			return vals[i]
+		}
+		return model.Lazy{Len: len(vals), Transient: true, At: at, Each: func(yield func(any) bool) {
+			reused := model.Object{{Key: "v"}}
+			for _, v := range vals {
+				item := v
+				if _, ok := v.(string); ok {
+					reused[0].Value = v
+					item = reused
+				}
+				if !yield(item) {
+					return
+				}
+			}
+		}}
+	}
+	a, b := list("x", "y", "z", "gone"), list("x", "Y", 3.0)
+	got := streamItems(nil, "l", a, b)
+	want := replay.Diff(model.Object{{Key: "l", Value: []any{a.At(0), a.At(1), a.At(2), a.At(3)}}},
+		model.Object{{Key: "l", Value: []any{b.At(0), b.At(1), b.At(2)}}})
+	if len(want) != 3 {
+		t.Fatalf("the lists differ in %d changes, want 3", len(want))
+	}
+	sameChanges(t, "transient lists", 0, 1, got, want)
 }
