@@ -245,6 +245,9 @@ type snap struct {
 
 	nextOnce sync.Once
 	next     []uint32 // see nexts
+
+	msgOnce sync.Once
+	msgs    []uint32 // see messageEntries
 }
 
 // nexts returns the prev links of the snapshot's entries turned around:
@@ -261,6 +264,20 @@ func (s *snap) nexts() []uint32 {
 		}
 	})
 	return s.next
+}
+
+// messageEntries returns the index of the entry of each message of the
+// snapshot, in order (4 bytes a message). It is built once, on the first
+// call; safe for concurrent use.
+func (s *snap) messageEntries() []uint32 {
+	s.msgOnce.Do(func() {
+		for i := range s.n {
+			if s.get(i).isMessage() {
+				s.msgs = append(s.msgs, uint32(i))
+			}
+		}
+	})
+	return s.msgs
 }
 
 func (a *arena) snapshot(n int) *snap {

@@ -63,17 +63,36 @@ func (s *snap) messageAt(i, n int) any {
 	if i >= n/2 {
 		j, k, step, left = s.n-1, -1, -1, n-1-i
 	}
+	if left > scanMessages {
+		// Far from both ends: through the snapshot's list of messages,
+		// made once, so that many calls on one snapshot (a diff between
+		// far positions makes every message that differs) are not each a
+		// walk of the log.
+		if idx := s.messageEntries(); len(idx) == n {
+			return s.messageObject(int(idx[i]))
+		}
+	}
 	for ; j != k; j += step {
 		if !s.get(j).isMessage() {
 			continue
 		}
 		if left--; left < 0 {
-			r := s.keepingReader(0, nil)
-			defer r.release()
-			return r.message(j).object()
+			return s.messageObject(j)
 		}
 	}
 	return nil
+}
+
+// scanMessages is how many messages messageAt passes, from the nearer end
+// of the log, before it goes through messageEntries instead. (A variable,
+// for tests.)
+var scanMessages = 4096
+
+// messageObject returns the message of entry j as View gives it.
+func (s *snap) messageObject(j int) any {
+	r := s.keepingReader(0, nil)
+	defer r.release()
+	return r.message(j).object()
 }
 
 // actionObject returns action id as View gives it, and whether the

@@ -3,6 +3,7 @@ package deltaengine
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -100,8 +101,20 @@ func itemsJSON(t *testing.T, each func(func(any) bool)) string {
 // Each message of a conversation looked up on its own (blame's lookups; a
 // state search remakes the messages an event added), found from the
 // start of the log or, in the later half, from its end, is the message
-// View lists at that index; an index outside the list gives nil.
+// View lists at that index; an index outside the list gives nil. So is
+// one found through the snapshot's list of messages, as one far from both
+// ends is (scanMessages 0).
 func TestMessageAtIsViewsMessage(t *testing.T) {
+	for _, scan := range []int{scanMessages, 0} {
+		t.Run(fmt.Sprint("scan ", scan), func(t *testing.T) {
+			defer func(n int) { scanMessages = n }(scanMessages)
+			scanMessages = scan
+			testMessageAt(t)
+		})
+	}
+}
+
+func testMessageAt(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "gen.jsonl")
 	var b bytes.Buffer
 	if err := demo.Generate(&b, "delta-engine", 400, 7); err != nil {
