@@ -233,8 +233,9 @@ func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.
 // model.Lazy) item by item as the two Eaches give them, so that equal
 // items are compared and dropped, and only the items that differ are made
 // again (At, Get) for the report. A diff between far positions then holds
-// its changes, not two whole views: 250 MB of Delta Engine, the middle of
-// the conversation against its end, made both views, 1.2 GB of messages.
+// its changes, not two whole views: 250 MB of DeltaMind, the middle
+// against the end, 1.75 GB → 850 MB. Where the changes are most of the
+// later state (every message added), the report holds them either way.
 func streamChanges(f model.Format, sa, sb model.State, a, b int) []replay.Change {
 	va := withoutAt(model.StreamStateJSON(f, sa, a))
 	vb := withoutAt(model.StreamStateJSON(f, sb, b))
