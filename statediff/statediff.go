@@ -138,25 +138,58 @@ func touchedChanges(f model.Format, sa, sb model.State, a, b int) ([]replay.Chan
 	if len(names) == 0 {
 		return nil, true
 	}
-	// Diff's order: b's members in its order, then those only a has.
 	ma, mb := model.StreamMembers(f, sa, a, names), model.StreamMembers(f, sb, b, names)
+	return viewChanges(f, sa, sb, a, b, ma, mb, func(out []replay.Change, name string, va, vb any) ([]replay.Change, bool) {
+		return memberChanges(out, name, va, vb, byName[name])
+	})
+}
+
+// viewChanges returns the changes between ma and mb, top-level members of
+// the stream views of sa (at a) and sb (at b), in Diff's order: mb's
+// members in its order, then those only ma has. A member one side lacks
+// is added or removed whole (viewMember); one both have gives member's
+// changes, and false from member gives false.
+func viewChanges(f model.Format, sa, sb model.State, a, b int, ma, mb model.Object,
+	member func(out []replay.Change, name string, va, vb any) ([]replay.Change, bool)) ([]replay.Change, bool) {
 	var out []replay.Change
+	ok := true
 	for _, fb := range mb {
 		va, had := ma.Get(fb.Key)
 		if !had {
-			out = append(out, replay.Change{Path: replay.Path{fb.Key}, Op: replay.Added, New: viewMember(f, sb, b, fb.Key)})
-			continue
-		}
-		if out, ok = memberChanges(out, fb.Key, va, fb.Value, byName[fb.Key]); !ok {
+			out = pairChange(out, replay.Path{fb.Key}, nil, false, viewMember(f, sb, b, fb.Key), true)
+		} else if out, ok = member(out, fb.Key, va, fb.Value); !ok {
 			return nil, false
 		}
 	}
 	for _, fa := range ma {
 		if _, has := mb.Get(fa.Key); !has {
-			out = append(out, replay.Change{Path: replay.Path{fa.Key}, Op: replay.Removed, Old: viewMember(f, sa, a, fa.Key)})
+			out = pairChange(out, replay.Path{fa.Key}, viewMember(f, sa, a, fa.Key), true, nil, false)
 		}
 	}
 	return out, true
+}
+
+// pairChange appends the changes at p from old to new: Diff's when both
+// states have something there (had, has), else the one added or removed
+// whole.
+func pairChange(out []replay.Change, p replay.Path, old any, had bool, new any, has bool) []replay.Change {
+	switch {
+	case had && has:
+		return replay.DiffAt(out, p, old, new)
+	case has:
+		return append(out, replay.Change{Path: p, Op: replay.Added, New: new})
+	case had:
+		return append(out, replay.Change{Path: p, Op: replay.Removed, Old: old})
+	}
+	return out
+}
+
+// itemAt returns item i of list l (At), or nil past its end.
+func itemAt(l model.Lazy, i int) any {
+	if i < l.Len {
+		return l.At(i)
+	}
+	return nil
 }
 
 // maxItems is the most items of a long list that touchedChanges makes one
@@ -172,11 +205,14 @@ const maxEvents = 4 * maxItems
 
 // memberChanges appends the changes of top-level member name, whose values
 // in the two states' stream views (model.StreamMembers) are va and vb and
-// under which paths changed: item by item for a Lazy list with At, or a
-// Lazy object with Get (and Rank, to order more than one member); from the
-// values for a member that is not Lazy. It returns false for a Lazy member
-// it cannot diff that way (the member named whole, more than maxItems
-// items, more than one member of an object without Rank).
+// under which paths changed (nil: any may have): item by item for a Lazy
+// list with At, or a Lazy object with Get (and Rank, to order more than
+// one member); from the values for a member that is not Lazy. With paths,
+// it makes only the items or members they name; without, it walks them
+// all (streamItems, streamMembers). It returns false for a Lazy member it
+// cannot diff that way (without At or Get; with paths, the member named
+// whole, more than maxItems items, more than one member of an object
+// without Rank).
 func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.Path) ([]replay.Change, bool) {
 	_, lazyA := va.(model.Lazy)
 	_, lazyB := vb.(model.Lazy)
@@ -188,39 +224,29 @@ func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.
 	la, lb := asLazy(va), asLazy(vb)
 	switch {
 	case !la.Object && !lb.Object && la.At != nil && lb.At != nil:
+		if paths == nil {
+			return streamItems(out, name, la, lb), true
+		}
 		idx, ok := replay.UnderAll[int](paths)
 		if !ok || len(idx) > maxItems {
 			return nil, false
 		}
 		for _, i := range idx {
-			p := replay.Path{name, i}
-			switch inA, inB := i < la.Len, i < lb.Len; {
-			case inA && inB:
-				out = replay.DiffAt(out, p, la.At(i), lb.At(i))
-			case inB:
-				out = append(out, replay.Change{Path: p, Op: replay.Added, New: lb.At(i)})
-			case inA:
-				out = append(out, replay.Change{Path: p, Op: replay.Removed, Old: la.At(i)})
-			}
+			out = pairChange(out, replay.Path{name, i}, itemAt(la, i), i < la.Len, itemAt(lb, i), i < lb.Len)
 		}
 		return out, true
 	case la.Object && lb.Object && la.Get != nil && lb.Get != nil:
+		if paths == nil {
+			return streamMembers(out, name, la, lb), true
+		}
 		keys, ok := replay.UnderAll[string](paths)
 		if !ok || len(keys) > maxItems || len(keys) > 1 && (la.Rank == nil || lb.Rank == nil) {
 			return nil, false
 		}
 		for _, key := range inOrder(keys, la, lb) {
-			p := replay.Path{name, key}
 			oa, had := la.Get(key)
 			ob, has := lb.Get(key)
-			switch {
-			case had && has:
-				out = replay.DiffAt(out, p, oa, ob)
-			case has:
-				out = append(out, replay.Change{Path: p, Op: replay.Added, New: ob})
-			case had:
-				out = append(out, replay.Change{Path: p, Op: replay.Removed, Old: oa})
-			}
+			out = pairChange(out, replay.Path{name, key}, oa, had, ob, has)
 		}
 		return out, true
 	}
@@ -239,45 +265,14 @@ func memberChanges(out []replay.Change, name string, va, vb any, paths []replay.
 func streamChanges(f model.Format, sa, sb model.State, a, b int) []replay.Change {
 	va := withoutAt(model.StreamStateJSON(f, sa, a))
 	vb := withoutAt(model.StreamStateJSON(f, sb, b))
-	var out []replay.Change
-	for _, fb := range vb {
-		x, had := va.Get(fb.Key)
-		if !had {
-			out = append(out, replay.Change{Path: replay.Path{fb.Key}, Op: replay.Added, New: viewMember(f, sb, b, fb.Key)})
-			continue
+	out, _ := viewChanges(f, sa, sb, a, b, va, vb, func(out []replay.Change, name string, x, y any) ([]replay.Change, bool) {
+		if out, ok := memberChanges(out, name, x, y, nil); ok {
+			return out, true
 		}
-		out = streamMember(out, fb.Key, x, fb.Value, func() (any, any) {
-			return viewMember(f, sa, a, fb.Key), viewMember(f, sb, b, fb.Key)
-		})
-	}
-	for _, fa := range va {
-		if _, has := vb.Get(fa.Key); !has {
-			out = append(out, replay.Change{Path: replay.Path{fa.Key}, Op: replay.Removed, Old: viewMember(f, sa, a, fa.Key)})
-		}
-	}
+		// A Lazy member without At or Get: both made whole.
+		return replay.DiffAt(out, replay.Path{name}, viewMember(f, sa, a, name), viewMember(f, sb, b, name)), true
+	})
 	return out
-}
-
-// streamMember appends the changes of top-level member name, whose values
-// in the two stream views are x and y: item by item for two lists with At
-// or two objects with Get (a model.Lazy, or a plain one), from whole
-// values (whole, which makes both members as model.StateJSON does)
-// otherwise.
-func streamMember(out []replay.Change, name string, x, y any, whole func() (any, any)) []replay.Change {
-	_, lazyX := x.(model.Lazy)
-	_, lazyY := y.(model.Lazy)
-	if !lazyX && !lazyY {
-		return replay.DiffAt(out, replay.Path{name}, x, y)
-	}
-	la, lb := asLazy(x), asLazy(y)
-	switch {
-	case !la.Object && !lb.Object && la.At != nil && lb.At != nil:
-		return streamItems(out, name, la, lb)
-	case la.Object && lb.Object && la.Get != nil && lb.Get != nil:
-		return streamMembers(out, name, la, lb)
-	}
-	wx, wy := whole()
-	return replay.DiffAt(out, replay.Path{name}, wx, wy)
 }
 
 // streamItems appends the changes between lists la and lb (Diff's: item by
@@ -291,7 +286,6 @@ func streamItems(out []replay.Change, name string, la, lb model.Lazy) []replay.C
 	defer stopB()
 	var scratch []replay.Change
 	for i := range max(la.Len, lb.Len) {
-		p := replay.Path{name, i}
 		var ia, ib any
 		okA, okB := i < la.Len, i < lb.Len
 		if okA {
@@ -300,21 +294,18 @@ func streamItems(out []replay.Change, name string, la, lb model.Lazy) []replay.C
 		if okB {
 			ib, okB = nextB()
 		}
-		switch {
-		case okA && okB:
-			scratch = replay.DiffAt(scratch[:0], p, ia, ib)
-			switch {
-			case len(scratch) == 0:
-			case la.Transient || lb.Transient:
-				out = replay.DiffAt(out, p, la.At(i), lb.At(i))
-			default:
-				out = append(out, scratch...)
+		p := replay.Path{name, i}
+		if okA && okB {
+			if scratch = replay.DiffAt(scratch[:0], p, ia, ib); len(scratch) == 0 {
+				continue
 			}
-		case okB:
-			out = append(out, replay.Change{Path: p, Op: replay.Added, New: lb.At(i)})
-		case okA && i >= lb.Len:
-			out = append(out, replay.Change{Path: p, Op: replay.Removed, Old: la.At(i)})
+			if !la.Transient && !lb.Transient {
+				out = append(out, scratch...)
+				continue
+			}
 		}
+		// Kept in the report: made again, since Each's may be Transient.
+		out = pairChange(out, p, itemAt(la, i), okA, itemAt(lb, i), okB)
 	}
 	return out
 }
@@ -339,18 +330,14 @@ func items(l model.Lazy) iter.Seq[any] {
 // with Get.
 func streamMembers(out []replay.Change, name string, la, lb model.Lazy) []replay.Change {
 	for key := range keys(lb) {
-		p := replay.Path{name, key}
+		oa, had := la.Get(key)
 		ob, _ := lb.Get(key)
-		if oa, had := la.Get(key); had {
-			out = replay.DiffAt(out, p, oa, ob)
-		} else {
-			out = append(out, replay.Change{Path: p, Op: replay.Added, New: ob})
-		}
+		out = pairChange(out, replay.Path{name, key}, oa, had, ob, true)
 	}
 	for key := range keys(la) {
 		if _, has := lb.Get(key); !has {
 			oa, _ := la.Get(key)
-			out = append(out, replay.Change{Path: replay.Path{name, key}, Op: replay.Removed, Old: oa})
+			out = pairChange(out, replay.Path{name, key}, oa, true, nil, false)
 		}
 	}
 	return out

@@ -92,14 +92,7 @@ func TestTouchedChangesAreDiffOfTheViews(t *testing.T) {
 		touched := 0
 		for _, p := range pairs {
 			a, b := p[0], p[1]
-			sa, err := r.StateAt(a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sb, err := r.StateAt(b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sa, sb := statesAt(t, r, a, b)
 			got, ok := touchedChanges(f, sa, sb, a, b)
 			if !ok {
 				// Between far positions, several actions or every item:
@@ -121,8 +114,7 @@ func TestTouchedChangesAreDiffOfTheViews(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sa, _ := r.StateAt(p[0])
-			sb, _ := r.StateAt(p[1])
+			sa, sb := statesAt(t, r, p[0], p[1])
 			docs += checkDocs(t, f, rep, sa, sb, fmt.Sprintf("%s, %d → %d", name, p[0], p[1]))
 		}
 		if docs < n/2 {
@@ -132,6 +124,19 @@ func TestTouchedChangesAreDiffOfTheViews(t *testing.T) {
 			t.Errorf("%s: %d changes over %d pairs: the pairs change too little to check", name, touched, len(pairs))
 		}
 	}
+}
+
+// statesAt returns the states of r at positions a and b.
+func statesAt(t *testing.T, r *replay.Replay, a, b int) (sa, sb model.State) {
+	t.Helper()
+	var err error
+	if sa, err = r.StateAt(a); err == nil {
+		sb, err = r.StateAt(b)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa, sb
 }
 
 // viewsDiff is what a report's changes are: replay.Diff of the two states'
@@ -177,14 +182,7 @@ func TestStreamChangesAreDiffOfTheViews(t *testing.T) {
 		changes := 0
 		for _, p := range pairs {
 			a, b := p[0], p[1]
-			sa, err := r.StateAt(a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sb, err := r.StateAt(b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sa, sb := statesAt(t, r, a, b)
 			got := streamChanges(f, sa, sb, a, b)
 			changes += len(got)
 			sameChanges(t, fmt.Sprintf("%s, %d → %d", name, a, b), a, b, got, viewsDiff(f, sa, sb, a, b))

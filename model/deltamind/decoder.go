@@ -83,29 +83,23 @@ func (l *lineage) decoder(maxWin int) *decoder {
 // a new decoder for each (576 bytes, and its chains and scratch) was a
 // large part of what the search allocated.
 func (l *lineage) plain() *decoder {
-	d, _ := plainDecoders.Get().(*decoder)
-	if d == nil {
-		return l.decoder(0)
-	}
+	d := plainDecoders.Get().(*decoder)
 	l.mu.Lock()
 	d.l, d.src = l, l.src
 	l.mu.Unlock()
 	return d
 }
 
-// putPlain gives d, from plain, back to plainDecoders with its scratch
-// memory; d is not used afterwards.
+// putPlain gives d, from plain, back to plainDecoders once done has
+// released its layouts and chains, keeping its scratch memory; d is not
+// used afterwards.
 func (d *decoder) putPlain() {
-	if d.lay != nil {
-		layoutPool.Put(d.lay)
-	}
-	c := d.chains
-	c.gathered, c.base = false, format{}
-	*d = decoder{chains: c, turns: d.turns[:0], lf: lineFields{turns: d.lf.turns[:0]}}
+	d.done()
+	*d = decoder{turns: d.turns[:0], lf: lineFields{turns: d.lf.turns[:0]}}
 	plainDecoders.Put(d)
 }
 
-var plainDecoders sync.Pool
+var plainDecoders = sync.Pool{New: func() any { return new(decoder) }}
 
 // sharing returns a decoder of d's lineage that shares d's windows, for
 // another goroutine of the same walk.
