@@ -209,13 +209,9 @@ func (format) PrepareEnds(lines [][]byte, scalars []model.LineScalars, prev any)
 // envCache is where the envelope is in the lines of the index's layouts a
 // Prepare has seen. Not safe for concurrent use: each PrepareEnds takes
 // one from envCaches.
-type envCache struct{ m map[any]*envLayout }
+type envCache struct{ model.LayoutCache[envLayout] }
 
 var envCaches = sync.Pool{New: func() any { return new(envCache) }}
-
-// maxEnvLayouts is how many layouts an envCache keeps; it forgets them all
-// when it has more.
-const maxEnvLayouts = 256
 
 // parse is e.parse(raw), reading raw where the first line of its layout
 // (ls, from the index) had its values when c knows it, and learning that
@@ -225,17 +221,14 @@ func (c *envCache) parse(e *envelope, raw []byte, ls model.LineScalars) bool {
 	if ls.Layout == nil {
 		return e.parseSpans(raw, &sp)
 	}
-	if l := c.m[ls.Layout]; l != nil && l.read(raw, ls.Ends, &sp) {
+	if l := c.Get(ls.Layout); l != nil && l.read(raw, ls.Ends, &sp) {
 		return e.fromSpans(&sp)
 	}
 	if !e.parseSpans(raw, &sp) {
 		return false
 	}
 	if l := learnLayout(raw, ls.Ends, &sp); l != nil {
-		if c.m == nil || len(c.m) >= maxEnvLayouts {
-			c.m = map[any]*envLayout{}
-		}
-		c.m[ls.Layout] = l
+		c.Put(ls.Layout, l)
 	}
 	return true
 }

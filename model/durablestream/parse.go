@@ -2,7 +2,6 @@ package durablestream
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 
 	"github.com/rewind-tui/rewind/internal/rawjson"
@@ -99,40 +98,10 @@ func (e *envelope) fromSpans(sp *envSpans) bool {
 }
 
 // An envLayout is where parse finds its values in the lines of one of the
-// index's layouts (model.LineScalars.Layout), learned from one of them:
-// each value's start and end as a place among the line's scalars.
+// index's layouts (model.LineScalars.Layout), learned from one of them.
 type envLayout struct {
-	typ, stream, ts, payload [2]skelPos
+	typ, stream, ts, payload model.LayoutSpan
 	hasStream, hasTS         bool
-}
-
-// A skelPos is a place in a line of an index's layout that is not inside
-// a scalar: d bytes after the end of scalar k-1 (after the line's first
-// byte, for k = 0). The bytes between two scalars are the same in every
-// line of the layout, so it is the same place in each.
-type skelPos struct{ k, d int32 }
-
-// posOf returns the place of index p of a line whose scalars end at ends,
-// p being at no scalar's inside.
-func posOf(ends []uint32, p int) skelPos {
-	k, _ := slices.BinarySearch(ends, uint32(p)+1) // the scalars that end at or before p
-	base := 0
-	if k > 0 {
-		base = int(ends[k-1])
-	}
-	return skelPos{int32(k), int32(p - base)}
-}
-
-// in returns the index of place sp in a line whose scalars end at ends,
-// or -1 when the line has too few.
-func (sp skelPos) in(ends []uint32) int {
-	if sp.k == 0 {
-		return int(sp.d)
-	}
-	if int(sp.k) > len(ends) {
-		return -1
-	}
-	return int(ends[sp.k-1]) + int(sp.d)
 }
 
 // learnLayout returns where the values sp of raw, a line whose scalars
@@ -145,14 +114,12 @@ func learnLayout(raw []byte, ends []uint32, sp *envSpans) *envLayout {
 	}
 	l := &envLayout{hasStream: sp.stream != nil, hasTS: sp.ts != nil}
 	fits := true
-	span := func(v []byte, scalar bool) [2]skelPos {
-		lo := cap(raw) - cap(v)
-		hi := lo + len(v)
-		p := [2]skelPos{posOf(ends, lo), posOf(ends, hi)}
-		if scalar && (p[1].d != 0 || p[1].k != p[0].k+1) {
+	span := func(v []byte, scalar bool) model.LayoutSpan {
+		s, one := model.SpanOf(raw, ends, v)
+		if scalar && !one {
 			fits = false // not one scalar of ends
 		}
-		return p
+		return s
 	}
 	l.typ, l.payload = span(sp.typ, true), span(sp.payload, false)
 	if l.hasStream {
@@ -170,24 +137,17 @@ func learnLayout(raw []byte, ends []uint32, sp *envSpans) *envLayout {
 // read sets sp from raw, a line of l's layout whose scalars end at ends,
 // and reports false when ends do not fit it.
 func (l *envLayout) read(raw []byte, ends []uint32, sp *envSpans) bool {
-	at := func(p [2]skelPos) []byte {
-		lo, hi := p[0].in(ends), p[1].in(ends)
-		if lo < 0 || hi <= lo || hi > len(raw) {
-			return nil
-		}
-		return raw[lo:hi]
-	}
-	*sp = envSpans{typ: at(l.typ), payload: at(l.payload)}
+	*sp = envSpans{typ: l.typ.In(raw, ends), payload: l.payload.In(raw, ends)}
 	if sp.typ == nil || sp.typ[len(sp.typ)-1] != '"' || sp.payload == nil || sp.payload[len(sp.payload)-1] != '}' {
 		return false
 	}
 	if l.hasStream {
-		if sp.stream = at(l.stream); sp.stream == nil {
+		if sp.stream = l.stream.In(raw, ends); sp.stream == nil {
 			return false
 		}
 	}
 	if l.hasTS {
-		if sp.ts = at(l.ts); sp.ts == nil {
+		if sp.ts = l.ts.In(raw, ends); sp.ts == nil {
 			return false
 		}
 	}
