@@ -68,3 +68,14 @@ func sameLine(a, b line) bool {
 	}
 	return true
 }
+
+// walkLine is parseLineCalls through the general walk of the envelope
+// only (walkEnvelope), never through writtenEnvelope.
+func walkLine(raw []byte, calls *[]rawCall) (line, bool) {
+	p := payload{calls: calls}
+	l, _, ok := walkEnvelope(raw, &p)
+	if !ok {
+		return line{}, false
+	}
+	return l.checked(&p)
+}

@@ -140,6 +140,17 @@ func (format) Prepare(lines [][]byte, prev any) any {
 	return model.PrepareLines(lines, prev, func(raw []byte, pl *preparedLine) { pl.l, pl.ok = parseLine(raw) })
 }
 
+// PrepareEnds is Prepare reading each line where the first line of its
+// layout had its values (model.EndsPreparer, lineLayout), without walking
+// the payload's text again after the index.
+func (format) PrepareEnds(lines [][]byte, scalars []model.LineScalars, prev any) any {
+	c := lineCaches.Get().(*lineCache)
+	defer lineCaches.Put(c)
+	return model.PrepareLinesScalars(lines, scalars, prev, func(raw []byte, ls model.LineScalars, pl *preparedLine) {
+		pl.l, pl.ok = c.parse(raw, ls)
+	})
+}
+
 // preparedLine is what Prepare read of one line: parseLine's results.
 type preparedLine struct {
 	l  line

@@ -206,31 +206,39 @@ func parseLine(raw []byte) (l line, ok bool) { return parseLineCalls(raw, nil) }
 // (a THOUGHT's, when it returns such a line), so that they are not walked
 // again.
 func parseLineCalls(raw []byte, calls *[]rawCall) (l line, ok bool) {
-	if calls != nil {
-		*calls = (*calls)[:0]
-	}
 	p := payload{calls: calls}
-	if l, end, ok := writtenEnvelope(raw, &p); ok {
-		if end < 0 {
-			return line{}, false
-		}
-		return l.checked(&p)
+	if l, _, ok = readLine(raw, &p); !ok {
+		return line{}, false
 	}
-	return walkLine(raw, calls)
+	return l.checked(&p)
 }
 
-// walkLine is parseLineCalls for a line laid out any way: it walks the
+// readLine is parseLineCalls before l.checked(p): it reads the envelope
+// into l, its type as written (nil when absent) into typ, and the last
+// payload's members into p, whose calls (when not nil) it empties first.
+// ok is false when the fold ignores raw whatever its payload holds.
+func readLine(raw []byte, p *payload) (l line, typ []byte, ok bool) {
+	if p.calls != nil {
+		*p.calls = (*p.calls)[:0]
+	}
+	if l, typ, end, ok := writtenEnvelope(raw, p); ok {
+		return l, typ, end >= 0
+	}
+	return walkEnvelope(raw, p)
+}
+
+// walkEnvelope is readLine for a line laid out any way: it walks the
 // envelope's members.
-func walkLine(raw []byte, calls *[]rawCall) (l line, ok bool) {
-	var typ []byte
+func walkEnvelope(raw []byte, p *payload) (l line, typ []byte, ok bool) {
+	calls := p.calls
+	*p = payload{calls: calls}
 	if calls != nil {
 		*calls = (*calls)[:0]
 	}
-	p := payload{calls: calls}
 	isObject := false
 	i := rawjson.SkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
-		return line{}, false
+		return line{}, nil, false
 	}
 	end := members(raw, i, nil, func(name []byte, _, vs int) int {
 		switch envelopeName(name) {
@@ -260,7 +268,7 @@ func walkLine(raw []byte, calls *[]rawCall) (l line, ok bool) {
 			if !isObject {
 				return skipValue(raw, vs)
 			}
-			p = payload{calls: calls}
+			*p = payload{calls: calls}
 			if calls != nil {
 				*calls = (*calls)[:0]
 			}
@@ -269,10 +277,10 @@ func walkLine(raw []byte, calls *[]rawCall) (l line, ok bool) {
 		return skipValue(raw, vs)
 	})
 	if end < 0 || !isObject {
-		return line{}, false
+		return line{}, nil, false
 	}
 	l.typ = typeOfLiteral(typ)
-	return l.checked(&p)
+	return l, typ, true
 }
 
 // typeOfLiteral returns the evType of the type member's value as written
@@ -325,10 +333,10 @@ const (
 // few comparisons instead of a member walk. ok is false when raw is laid
 // out otherwise (the caller walks it then, from scratch); when ok is true,
 // end is -1 if the payload is not a valid object (the line is ignored).
-// The payload is read into p.
-func writtenEnvelope(raw []byte, p *payload) (l line, end int, ok bool) {
+// The payload is read into p, and typ is the type as written.
+func writtenEnvelope(raw []byte, p *payload) (l line, typ []byte, end int, ok bool) {
 	if !bytes.HasPrefix(raw, []byte(wSeq)) {
-		return l, 0, false
+		return l, nil, 0, false
 	}
 	i := len(wSeq)
 	e := i
@@ -336,28 +344,27 @@ func writtenEnvelope(raw []byte, p *payload) (l line, end int, ok bool) {
 		e++
 	}
 	if e == i || raw[i] == '0' && e > i+1 {
-		return l, 0, false
+		return l, nil, 0, false
 	}
 	l.seq = raw[i:e]
 	if l.ts, e, ok = writtenString(raw, e, wTimestamp); !ok {
-		return l, 0, false
+		return l, nil, 0, false
 	}
-	var typ []byte
 	if typ, e, ok = writtenString(raw, e, wType); !ok {
-		return l, 0, false
+		return l, nil, 0, false
 	}
 	i = e + len(wPayload)
 	if !bytes.HasPrefix(raw[e:], []byte(wPayload)) || i >= len(raw) || raw[i] != '{' {
-		return l, 0, false
+		return l, nil, 0, false
 	}
 	l.typ = typeOfLiteral(typ)
 	if e = p.read(raw, i, l.typ); e < 0 {
-		return l, -1, true
+		return l, typ, -1, true
 	}
 	if e >= len(raw) || raw[e] != '}' {
-		return l, 0, false
+		return l, nil, 0, false
 	}
-	return l, e + 1, true
+	return l, typ, e + 1, true
 }
 
 // writtenString reads the member written as name (its comma, quoted name
