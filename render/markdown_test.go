@@ -239,3 +239,50 @@ func TestTextLinkRefDefVisible(t *testing.T) {
 		}
 	}
 }
+
+// A fenced block without a language is shown as written, in one style, as
+// GitHub shows it; chroma used to guess a language for it (GDScript, for
+// this tool output of a Delta Engine journal) and colour words as that
+// language's keywords. A block with a language is still highlighted.
+func TestUnlabelledCodeIsPlain(t *testing.T) {
+	m := NewMarkdown(true)
+	code := "=== STDOUT ===\nscripts/deploy.sh:198: export async function refreshToken(session: Session): Promise<string> {\n" +
+		"src/auth/middleware.ts:375: }\ntsconfig.json:17: select {\n\n=== EXIT CODE: 0 ===\n"
+	out := renderSafe(t, m, "```\n"+code+"```\n", 120)
+	for _, line := range strings.Split(strings.TrimSpace(code), "\n") {
+		if !strings.Contains(out, line) {
+			t.Errorf("the line %q is not shown in one piece:\n%q", line, out)
+		}
+	}
+	out = renderSafe(t, m, "```sh\nfor x in 1 2; do echo $x; done\n```\n", 80)
+	if strings.Contains(out, "for x in 1 2; do echo $x; done") {
+		t.Errorf("a shell block should be highlighted:\n%q", out)
+	}
+}
+
+// Renders run in parallel, each with a glamour renderer of its own, and
+// give what one render at a time gives.
+func TestConcurrentRendersMatchSerial(t *testing.T) {
+	m := NewMarkdown(false)
+	docs := make([]string, 16)
+	want := make([]string, len(docs))
+	for i := range docs {
+		docs[i] = strings.Repeat("## Section\n\nSome *text* with `code` and a list:\n\n- one\n- two\n\n", i+1) + "```go\nfunc f() {}\n```\n"
+		want[i] = renderSafe(t, m, docs[i], 40+i%3)
+	}
+	var wg sync.WaitGroup
+	got := make([]string, len(docs))
+	for w := range 4 {
+		wg.Go(func() {
+			for i := w; i < len(docs); i += 4 {
+				got[i], _ = m.Render(docs[i], 40+i%3)
+			}
+		})
+	}
+	wg.Wait()
+	for i := range docs {
+		if got[i] != want[i] {
+			t.Errorf("doc %d rendered concurrently differs from its serial render", i)
+		}
+	}
+}
