@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -13,7 +15,8 @@ import (
 // each heading outside fenced code) and keeps the rendered sections, so a
 // cursor move that changes one section (a header's event count, a new
 // checkpoint) costs glamour that section only, not the whole document:
-// glamour takes about 2.5 ms per KiB. Safe for concurrent use.
+// glamour takes about 2.5 ms per KiB (9 on the 2-CPU machine of session 27's
+// measures). Safe for concurrent use.
 type sectionRenderer struct {
 	md *render.Markdown
 
@@ -21,6 +24,9 @@ type sectionRenderer struct {
 	width int
 	cache map[string]string // section source -> rendered section
 }
+
+// maxRenderers is the most goroutines a Render renders sections on.
+const maxRenderers = 4
 
 // maxSections is the most rendered sections kept (a few pane-fulls of
 // documents at a few positions); past it the cache starts over.
@@ -32,38 +38,107 @@ func newSectionRenderer(md *render.Markdown) *sectionRenderer {
 
 // Render renders doc to width columns like render.Markdown.Render. The
 // error is the first section's that glamour could not render (that section
-// is then plain text).
+// is then plain text). The sections not rendered before are rendered on
+// one goroutine per CPU, up to maxRenderers.
 func (r *sectionRenderer) Render(doc string, width int) (string, error) {
 	secs := splitSections(doc)
-	out := make([]string, len(secs))
-	var firstErr error
-	for i, s := range secs {
-		r.mu.Lock()
-		if r.width != width {
-			clear(r.cache)
-			r.width = width
+	out, err := r.renderSecs(secs, width)
+	return join(out, false), err
+}
+
+// RenderTop is Render of doc's first sections only, as many as make lines
+// rendered lines or more (all, for lines < 1), rendered as many at once as
+// Render would: the top of what Render gives, for a pane of that height,
+// sooner. The sections after those that are in the cache are given too.
+// rest says whether sections were left out.
+func (r *sectionRenderer) RenderTop(doc string, width, lines int) (out string, rest bool, err error) {
+	if lines < 1 {
+		out, err := r.Render(doc, width)
+		return out, false, err
+	}
+	secs := splitSections(doc)
+	n, got := 0, 0
+	var outs []string
+	for n < len(secs) && (got < lines || r.cached(secs[n], width)) {
+		k := min(len(secs), n+renderers())
+		o, e := r.renderSecs(secs[n:k], width)
+		if err == nil {
+			err = e
 		}
-		hit, ok := r.cache[s]
-		r.mu.Unlock()
-		if !ok {
-			var err error
-			hit, err = r.md.Render(s, width)
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			r.mu.Lock()
+		for _, s := range o {
+			got += strings.Count(s, "\n") + 1
+		}
+		outs, n = append(outs, o...), k
+	}
+	return join(outs, n < len(secs)), n < len(secs), err
+}
+
+// cached reports whether sec is rendered to width in the cache.
+func (r *sectionRenderer) cached(sec string, width int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.cache[sec]
+	return ok && r.width == width
+}
+
+// renderers is how many sections a render renders at once.
+func renderers() int { return min(runtime.GOMAXPROCS(0), maxRenderers) }
+
+// renderSecs returns each of secs rendered to width columns, from the
+// cache or by glamour on up to renderers() goroutines, and the first
+// section's error.
+func (r *sectionRenderer) renderSecs(secs []string, width int) ([]string, error) {
+	out := make([]string, len(secs))
+	errs := make([]error, len(secs))
+	var todo []int
+	r.mu.Lock()
+	if r.width != width {
+		clear(r.cache)
+		r.width = width
+	}
+	for i, s := range secs {
+		if hit, ok := r.cache[s]; ok {
+			out[i] = hit
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	r.mu.Unlock()
+	var next atomic.Int32
+	work := func() {
+		for k := int(next.Add(1)) - 1; k < len(todo); k = int(next.Add(1)) - 1 {
+			i := todo[k]
+			out[i], errs[i] = r.md.Render(secs[i], width)
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(len(todo), renderers()) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	r.mu.Lock()
+	for _, i := range todo {
+		if errs[i] == nil && r.width == width {
 			if len(r.cache) >= maxSections {
 				clear(r.cache)
 			}
-			if err == nil {
-				r.cache[s] = hit
-			}
-			r.mu.Unlock()
+			r.cache[secs[i]] = out[i]
 		}
-		out[i] = hit
 	}
-	// glamour frames each render with blank lines: keep one blank line
-	// between sections, as one render has.
+	r.mu.Unlock()
+	for _, err := range errs {
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// join joins rendered sections as one render of them all shows them (more:
+// sections follow the last). glamour frames each render with blank lines:
+// one blank line is kept between sections, as one render has.
+func join(out []string, more bool) string {
 	for i := range out {
 		lines := strings.Split(out[i], "\n")
 		a, b := 0, len(lines)
@@ -72,14 +147,14 @@ func (r *sectionRenderer) Render(doc string, width int) (string, error) {
 				a++
 			}
 		}
-		if i < len(out)-1 {
+		if i < len(out)-1 || more {
 			for b > a && blank(lines[b-1]) {
 				b--
 			}
 		}
 		out[i] = strings.Join(lines[a:b], "\n")
 	}
-	return strings.Join(out, "\n\n"), firstErr
+	return strings.Join(out, "\n\n")
 }
 
 // blank reports whether a rendered line shows nothing.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,5 +57,46 @@ func TestSectionRendererMatchesWholeRender(t *testing.T) {
 	}
 	if len(r.cache) != n+1 {
 		t.Fatalf("changing one section rendered %d new sections, want 1", len(r.cache)-n)
+	}
+}
+
+// RenderTop gives the top of what Render gives, at least as many lines as
+// asked for and no more sections than it needs; once the rest is in the
+// cache, it gives it all. Sections rendered on several goroutines land in
+// their places.
+func TestRenderTopIsTheTopOfRender(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("# Durable Stream\n\n> Events: 40\n\n## Pending checkpoints\n")
+	for i := range 40 {
+		fmt.Fprintf(&doc, "\n### cp_%d\n\nShip build %d?\n\n- Options:\n  - `yes`: Yes\n  - `no`: No\n- Requested by: agent-%d\n", i, i, i)
+	}
+	md := render.NewMarkdown(true)
+	whole, err := newSectionRenderer(md).Render(doc.String(), 70)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newSectionRenderer(md)
+	top, rest, err := r.RenderTop(doc.String(), 70, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rest {
+		t.Fatal("a 40-checkpoint document should not fit 20 lines")
+	}
+	tl, wl := strings.Split(top, "\n"), strings.Split(whole, "\n")
+	if len(tl) < 20 || len(tl) > len(wl)/2 {
+		t.Fatalf("the top has %d lines of the whole's %d, want 20 and not half of it", len(tl), len(wl))
+	}
+	for i := range tl {
+		if ansi.Strip(tl[i]) != ansi.Strip(wl[i]) {
+			t.Fatalf("line %d of the top is %q, the whole has %q", i, ansi.Strip(tl[i]), ansi.Strip(wl[i]))
+		}
+	}
+	if got, err := r.Render(doc.String(), 70); err != nil || got != whole {
+		t.Fatalf("the rest rendered after the top differs from one render (err %v)", err)
+	}
+	again, rest, err := r.RenderTop(doc.String(), 70, 20)
+	if err != nil || rest || again != whole {
+		t.Fatalf("with every section cached, RenderTop should give the whole (rest %v, err %v)", rest, err)
 	}
 }
