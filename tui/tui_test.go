@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -287,5 +288,42 @@ func TestAnsweredShownInProjection(t *testing.T) {
 	}
 	w := start(t, openModel(t, filepath.Join(run, "journal.jsonl")), 120, 32)
 	w.waitFor(t, "Answered: Alice", "waiting for the engine to resume")
+	w.quit(t)
+}
+
+// The projection pane first gets the top of a long document, as much as
+// fills it, and then the rest: paging down reaches the last checkpoint.
+func TestProjectionRestFollowsItsTop(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, `{"type":"checkpoint.requested","stream_id":"ses_1","correlation_id":"c1","actor":"agent","payload":{"id":"cp_%d","decision_point":"Question number %d?","options":[{"id":"yes","label":"Yes"},{"id":"no","label":"No"}],"requested_by":"agent","requested_at":%d,"expires_at":%d},"id":"ev_%d","timestamp":%d}`+"\n",
+			i, i, 1795400000000+i, 1795400300000+i, i, 1795400000000+i)
+	}
+	p := filepath.Join(t.TempDir(), "durable_stream.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := start(t, openModel(t, p), 100, 30)
+	w.waitFor(t, "Projection · CHECKPOINTS", "Question number 0?", "40 pending")
+	w.keys("tab", "tab")
+	// The right half of the bottom panes' lines: the state pane shows the
+	// last checkpoint too.
+	projection := func() string {
+		var b strings.Builder
+		for _, l := range strings.Split(w.screen(), "\n") {
+			if i := strings.Index(l, "││"); i >= 0 {
+				b.WriteString(l[i:] + "\n")
+			}
+		}
+		return b.String()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(projection(), "Question number 39?") {
+		if time.Now().After(deadline) {
+			t.Fatalf("paging down the projection never showed the last checkpoint:\n%s", w.screen())
+		}
+		w.keys("f")
+		time.Sleep(20 * time.Millisecond)
+	}
 	w.quit(t)
 }
