@@ -8,12 +8,14 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -106,6 +108,9 @@ type Model struct {
 	dialog   *decisionDialog
 
 	gen int // generation of state requests
+	// latest is gen, for the renders of a projection's rest that run off
+	// the UI goroutine: one whose state is no longer the latest stops.
+	latest *atomic.Int64
 	// stateBusy is set while a state request runs; stateQueued when
 	// another was asked for meanwhile.
 	stateBusy, stateQueued bool
@@ -151,7 +156,7 @@ func New(target journal.Target, sess *app.Session, o Options) Model {
 	st := render.NewStyles(o.Dark)
 	m := Model{
 		o: o, keys: o.Keys, st: st, md: render.NewMarkdown(o.Dark), target: target,
-		tr: newTree(st), proj: viewport.New(), help: help.New(), follow: true,
+		tr: newTree(st), proj: viewport.New(), help: help.New(), follow: true, latest: new(atomic.Int64),
 		bar: progress.New(progress.WithWidth(24), progress.WithDefaultBlend()),
 	}
 	m.secs = newSectionRenderer(m.md)
@@ -271,6 +276,7 @@ func (m *Model) requestState() tea.Cmd {
 		return nil
 	}
 	m.gen++
+	m.latest.Store(int64(m.gen))
 	if m.stateBusy {
 		m.stateQueued = true
 		return nil
@@ -608,9 +614,14 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.shownGen = m.gen
 		cmd := m.afterState(msg.bp)
 		if msg.rest != "" {
-			secs, gen, dg, doc, width := m.secs, msg.gen, msg.dataGen, msg.rest, msg.width
+			secs, gen, dg, doc, width, latest := m.secs, msg.gen, msg.dataGen, msg.rest, msg.width, m.latest
 			cmd = tea.Batch(cmd, func() tea.Msg {
-				out, err := secs.Render(render.Text(doc), width)
+				// A held key asks for a state a frame: a rest that is
+				// not the latest state's stops, so renders do not pile up.
+				out, err := secs.RenderUnless(render.Text(doc), width, func() bool { return latest.Load() != int64(gen) })
+				if errors.Is(err, errStale) {
+					return nil
+				}
 				if err != nil {
 					out = render.Plain(doc)
 				}

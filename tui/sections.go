@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"runtime"
 	"strings"
 	"sync"
@@ -41,8 +42,21 @@ func newSectionRenderer(md *render.Markdown) *sectionRenderer {
 // is then plain text). The sections not rendered before are rendered on
 // one goroutine per CPU, up to maxRenderers.
 func (r *sectionRenderer) Render(doc string, width int) (string, error) {
+	return r.RenderUnless(doc, width, nil)
+}
+
+// errStale is RenderUnless's error when stale said to stop.
+var errStale = errors.New("tui: the render was no longer wanted")
+
+// RenderUnless is Render that stops, with errStale, when stale (when not
+// nil) returns true before a section it has to render: the sections
+// rendered so far are kept in the cache.
+func (r *sectionRenderer) RenderUnless(doc string, width int, stale func() bool) (string, error) {
 	secs := splitSections(doc)
-	out, err := r.renderSecs(secs, width)
+	out, err := r.renderSecs(secs, width, stale)
+	if errors.Is(err, errStale) {
+		return "", err
+	}
 	return join(out, false), err
 }
 
@@ -61,7 +75,7 @@ func (r *sectionRenderer) RenderTop(doc string, width, lines int) (out string, r
 	var outs []string
 	for n < len(secs) && (got < lines || r.cached(secs[n], width)) {
 		k := min(len(secs), n+renderers())
-		o, e := r.renderSecs(secs[n:k], width)
+		o, e := r.renderSecs(secs[n:k], width, nil)
 		if err == nil {
 			err = e
 		}
@@ -86,8 +100,9 @@ func renderers() int { return min(runtime.GOMAXPROCS(0), maxRenderers) }
 
 // renderSecs returns each of secs rendered to width columns, from the
 // cache or by glamour on up to renderers() goroutines, and the first
-// section's error.
-func (r *sectionRenderer) renderSecs(secs []string, width int) ([]string, error) {
+// section's error, or errStale when stale (when not nil) returned true
+// before a section to render.
+func (r *sectionRenderer) renderSecs(secs []string, width int, stale func() bool) ([]string, error) {
 	out := make([]string, len(secs))
 	errs := make([]error, len(secs))
 	var todo []int
@@ -105,8 +120,13 @@ func (r *sectionRenderer) renderSecs(secs []string, width int) ([]string, error)
 	}
 	r.mu.Unlock()
 	var next atomic.Int32
+	var stopped atomic.Bool
 	work := func() {
 		for k := int(next.Add(1)) - 1; k < len(todo); k = int(next.Add(1)) - 1 {
+			if stale != nil && stale() {
+				stopped.Store(true)
+				return
+			}
 			i := todo[k]
 			out[i], errs[i] = r.md.Render(secs[i], width)
 		}
@@ -119,7 +139,7 @@ func (r *sectionRenderer) renderSecs(secs []string, width int) ([]string, error)
 	wg.Wait()
 	r.mu.Lock()
 	for _, i := range todo {
-		if errs[i] == nil && r.width == width {
+		if out[i] != "" && errs[i] == nil && r.width == width {
 			if len(r.cache) >= maxSections {
 				clear(r.cache)
 			}
@@ -127,6 +147,9 @@ func (r *sectionRenderer) renderSecs(secs []string, width int) ([]string, error)
 		}
 	}
 	r.mu.Unlock()
+	if stopped.Load() {
+		return out, errStale
+	}
 	for _, err := range errs {
 		if err != nil {
 			return out, err

@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -98,5 +100,27 @@ func TestRenderTopIsTheTopOfRender(t *testing.T) {
 	again, rest, err := r.RenderTop(doc.String(), 70, 20)
 	if err != nil || rest || again != whole {
 		t.Fatalf("with every section cached, RenderTop should give the whole (rest %v, err %v)", rest, err)
+	}
+}
+
+// A render that is no longer wanted stops before its next section, gives
+// errStale and nothing else, and keeps what it rendered in the cache.
+func TestRenderUnlessStopsWhenStale(t *testing.T) {
+	var doc strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&doc, "## Part %d\n\nText of part %d.\n\n", i, i)
+	}
+	r := newSectionRenderer(render.NewMarkdown(true))
+	var calls atomic.Int32 // stale is asked on both goroutines
+	out, err := r.RenderUnless(doc.String(), 60, func() bool { return calls.Add(1) > 3 })
+	if !errors.Is(err, errStale) || out != "" {
+		t.Fatalf("a stale render gave %q, %v; want nothing and errStale", out, err)
+	}
+	if n := len(r.cache); n == 0 || n >= 12 {
+		t.Fatalf("%d sections cached, want those rendered before it stopped", n)
+	}
+	whole, err := r.RenderUnless(doc.String(), 60, func() bool { return false })
+	if err != nil || !strings.Contains(ansi.Strip(whole), "Text of part 11.") {
+		t.Fatalf("a wanted render should give every section (err %v)", err)
 	}
 }
