@@ -75,16 +75,90 @@ func (r *sectionRenderer) RenderTop(doc string, width, lines int) (out string, r
 	var outs []string
 	for n < len(secs) && (got < lines || r.cached(secs[n], width)) {
 		k := min(len(secs), n+renderers())
-		o, e := r.renderSecs(secs[n:k], width, nil)
+		batch := secs[n:k]
+		// A long list (DeltaMind's goals, 16 KiB of one section) is
+		// rendered as far as it fills the pane: its rest comes with the
+		// whole render.
+		for i, s := range batch {
+			if top, ok := listTop(s, lines); ok && !r.cached(s, width) {
+				batch = append(batch[:i:i], top)
+				k = -1
+				break
+			}
+		}
+		o, e := r.renderSecs(batch, width, nil)
 		if err == nil {
 			err = e
 		}
 		for _, s := range o {
 			got += strings.Count(s, "\n") + 1
 		}
-		outs, n = append(outs, o...), k
+		outs = append(outs, o...)
+		if k < 0 {
+			return join(outs, true), true, err
+		}
+		n = k
 	}
 	return join(outs, n < len(secs)), n < len(secs), err
+}
+
+// listTop returns the start of sec up to its items-th list item (a line
+// starting "- ", "* ", "+ " or "1. " outside fenced code, at the margin)
+// when that is less than half of sec: rendered, it is the top of sec's
+// render, items lines or more (glamour renders a list item by item, the
+// same whether the list is tight or loose). ok is false when sec has
+// fewer items.
+func listTop(sec string, items int) (top string, ok bool) {
+	if len(sec) < 2*items*4 { // an item line is 4 bytes or more
+		return "", false
+	}
+	seen := 0
+	var fence byte
+	fenceLen := 0
+	for i := 0; i < len(sec); {
+		end := strings.IndexByte(sec[i:], '\n')
+		if end < 0 {
+			end = len(sec)
+		} else {
+			end += i
+		}
+		trim := strings.TrimLeft(sec[i:end], " \t")
+		switch {
+		case fence != 0:
+			if n := run(trim, fence); n >= fenceLen && strings.TrimSpace(trim[n:]) == "" {
+				fence = 0
+			}
+		case strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~"):
+			fence, fenceLen = trim[0], run(trim, trim[0])
+		case listItem(sec[i:end]):
+			if seen++; seen > items {
+				if i > len(sec)/2 {
+					return "", false
+				}
+				return sec[:i], true
+			}
+		}
+		i = end + 1
+	}
+	return "", false
+}
+
+// listItem reports whether line starts a list item at the margin: "- ",
+// "* " or "+ " (not a thematic break such as "- - -"), or one to nine
+// digits then ". " or ") ".
+func listItem(line string) bool {
+	if len(line) < 2 {
+		return false
+	}
+	switch line[0] {
+	case '-', '*', '+':
+		return line[1] == ' ' && strings.Trim(line, string(line[0])+" \t") != ""
+	}
+	d := 0
+	for d < len(line) && line[d] >= '0' && line[d] <= '9' {
+		d++
+	}
+	return d >= 1 && d <= 9 && len(line) > d+1 && (line[d] == '.' || line[d] == ')') && line[d+1] == ' '
 }
 
 // cached reports whether sec is rendered to width in the cache.

@@ -72,34 +72,95 @@ func TestRenderTopIsTheTopOfRender(t *testing.T) {
 	for i := range 40 {
 		fmt.Fprintf(&doc, "\n### cp_%d\n\nShip build %d?\n\n- Options:\n  - `yes`: Yes\n  - `no`: No\n- Requested by: agent-%d\n", i, i, i)
 	}
+	checkTop(t, doc.String(), 20)
+}
+
+// A long list, one section (DeltaMind's goals), gives as much of its top
+// as fills the pane, as the whole render shows it: tight, numbered,
+// nested, or loose from a blank line on between two items.
+func TestRenderTopOfALongList(t *testing.T) {
+	list := func(item func(i int) string) string {
+		var doc strings.Builder
+		doc.WriteString("# Active State\n\n> Sequence: 9 | Items: 300\n\n## Goals\n\n")
+		for i := range 300 {
+			doc.WriteString(item(i))
+		}
+		return doc.String() + "\n## Decisions\n\n- **d-1**: use Redis\n"
+	}
+	tight := list(func(i int) string { return fmt.Sprintf("- **g-%d**: a REST API using Express [certain]\n", i) })
+	for name, doc := range map[string]string{
+		"tight":    tight,
+		"numbered": list(func(i int) string { return fmt.Sprintf("%d. goal %d\n   more about it\n", i+1, i) }),
+		"nested":   list(func(i int) string { return fmt.Sprintf("* goal %d\n  - sub\n  - sub\n", i) }),
+		"loose":    strings.Replace(tight, "- **g-250**", "\n- **g-250**", 1),
+	} {
+		t.Run(name, func(t *testing.T) { checkTop(t, doc, 20) })
+	}
+}
+
+// checkTop checks that RenderTop(doc, 70, lines) is the top of Render's
+// whole, lines or more and not half of it; that the rest rendered after it
+// is the whole; and that with every section cached it is the whole.
+func checkTop(t *testing.T, doc string, lines int) {
+	t.Helper()
 	md := render.NewMarkdown(true)
-	whole, err := newSectionRenderer(md).Render(doc.String(), 70)
+	whole, err := newSectionRenderer(md).Render(doc, 70)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := newSectionRenderer(md)
-	top, rest, err := r.RenderTop(doc.String(), 70, 20)
+	top, rest, err := r.RenderTop(doc, 70, lines)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rest {
-		t.Fatal("a 40-checkpoint document should not fit 20 lines")
+		t.Fatalf("the document should not fit %d lines", lines)
 	}
 	tl, wl := strings.Split(top, "\n"), strings.Split(whole, "\n")
-	if len(tl) < 20 || len(tl) > len(wl)/2 {
-		t.Fatalf("the top has %d lines of the whole's %d, want 20 and not half of it", len(tl), len(wl))
+	if len(tl) < lines || len(tl) > len(wl)/2 {
+		t.Fatalf("the top has %d lines of the whole's %d, want %d and not half of it", len(tl), len(wl), lines)
 	}
 	for i := range tl {
 		if ansi.Strip(tl[i]) != ansi.Strip(wl[i]) {
 			t.Fatalf("line %d of the top is %q, the whole has %q", i, ansi.Strip(tl[i]), ansi.Strip(wl[i]))
 		}
 	}
-	if got, err := r.Render(doc.String(), 70); err != nil || got != whole {
+	if got, err := r.Render(doc, 70); err != nil || got != whole {
 		t.Fatalf("the rest rendered after the top differs from one render (err %v)", err)
 	}
-	again, rest, err := r.RenderTop(doc.String(), 70, 20)
+	again, rest, err := r.RenderTop(doc, 70, lines)
 	if err != nil || rest || again != whole {
 		t.Fatalf("with every section cached, RenderTop should give the whole (rest %v, err %v)", rest, err)
+	}
+}
+
+// listTop cuts a list after its items-th item, outside fenced code and not
+// at a thematic break, and not a list too short to be worth it.
+func TestListTop(t *testing.T) {
+	items := func(n int, f string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, f, i)
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		name, sec string
+		want      string // "" for no cut
+	}{
+		{"tight", "## G\n\n" + items(30, "- g%d\n"), "## G\n\n" + items(5, "- g%d\n")},
+		{"code and breaks", "## G\n\n```\n- a\n- b\n- c\n- d\n- e\n- f\n```\n\n- - -\n" + items(30, "+ g%d\n"),
+			"## G\n\n```\n- a\n- b\n- c\n- d\n- e\n- f\n```\n\n- - -\n" + items(5, "+ g%d\n")},
+		{"numbered", items(30, "%d) step\n"), items(5, "%d) step\n")},
+		{"paragraph then list", "text\n\nmore\n\n" + items(30, "- g%d\n"), "text\n\nmore\n\n" + items(5, "- g%d\n")},
+		{"loose", items(30, "- g%d\n\n"), items(5, "- g%d\n\n")},
+		{"short", items(9, "- g%d\n"), ""},
+		{"no list", items(60, "g%d\n"), ""},
+	} {
+		top, ok := listTop(c.sec, 5)
+		if ok != (c.want != "") || top != c.want {
+			t.Errorf("%s: listTop gave %q, %v; want %q", c.name, top, ok, c.want)
+		}
 	}
 }
 
