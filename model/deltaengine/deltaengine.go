@@ -11,7 +11,7 @@
 // metadata.json, so the fold derives a status from the journal instead.
 //
 // The fold reads only the fields it needs from each line and keeps no text:
-// a state is a few words plus its prefix of a log of 16-byte entries shared
+// a state is a few words plus its prefix of a log of 24-byte entries shared
 // by every state of a replay, and View and Render read the conversation back
 // from the journal file when they are called. The fold before this one,
 // which decoded every payload whole, is kept in reference_test.go, and the

@@ -191,11 +191,11 @@ func (f format) apply(st *state, ev model.Event, l *line) model.State {
 			x.runEnd = StatusCompleted // a RUN_END without status still ends the run
 		}
 	case tUserMessage:
-		n.add(ev, kUser, idKey{}, false)
+		n.add(ev, kUser, idKey{}, false, longest(ev.Raw, p.s[0]))
 		n.msgs++
 		n.resumed()
 	case tThought:
-		n.add(ev, kThought, idKey{}, false)
+		n.add(ev, kThought, idKey{}, false, longest(ev.Raw, p.s[0]))
 		n.msgs++
 		n.iterations++
 		n.resumed()
@@ -205,7 +205,7 @@ func (f format) apply(st *state, ev model.Event, l *line) model.State {
 		if ev.Pos > 0 {
 			flags |= fPos
 		}
-		if n.add(ev, flags, keyOf(id), true) {
+		if n.add(ev, flags, keyOf(id), true, longest(ev.Raw, p.s[1], p.s[2], p.x)) {
 			n.acts++
 		}
 		if string(strBytes(p.s[1])) == AskHuman {
@@ -219,7 +219,7 @@ func (f format) apply(st *state, ev model.Event, l *line) model.State {
 		n.resumed()
 	case tActionResult:
 		id := strBytes(p.s[0])
-		if n.add(ev, kResult, keyOf(id), true) {
+		if n.add(ev, kResult, keyOf(id), true, longest(ev.Raw, p.s[1], p.s[2])) {
 			n.acts++
 		}
 		n.msgs++
@@ -256,14 +256,15 @@ func (s *state) mut() *extra {
 	return s.x
 }
 
-// add appends the entry of ev (of the given kind and flags) to the log. It
-// reports whether the entry is the first of its action_id.
-func (s *state) add(ev model.Event, flags uint64, key idKey, hasKey bool) (first bool) {
+// add appends the entry of ev (of the given kind and flags, its longest
+// payload value at long) to the log. It reports whether the entry is the
+// first of its action_id.
+func (s *state) add(ev model.Event, flags uint64, key idKey, hasKey bool, long span) (first bool) {
 	a := s.log
 	if a == nil {
 		a = newArena(ev.Src)
 	}
-	e := entry{ref: flags, n: uint32(len(ev.Raw))}
+	e := entry{ref: flags, n: uint32(len(ev.Raw)), long: long}
 	if a.fileBacked(ev.Src, ev.Off, len(ev.Raw)) {
 		e.ref |= uint64(ev.Off) << offShift
 	} else {

@@ -192,6 +192,10 @@ type payload struct {
 	bad uint32 // bit n: a member n was not a string or null (tool_calls: not null or tool calls)
 	// calls, when not nil, gets the calls of the last tool_calls read.
 	calls *[]rawCall
+	// long, when not empty, is where the fold found the line's longest
+	// value (entry.long): a member whose value starts there ends there
+	// without a scan of it, when the line still has such a value there.
+	long span
 }
 
 // parseLine reads raw, one journal line, in one pass: the payload's
@@ -206,7 +210,13 @@ func parseLine(raw []byte) (l line, ok bool) { return parseLineCalls(raw, nil) }
 // (a THOUGHT's, when it returns such a line), so that they are not walked
 // again.
 func parseLineCalls(raw []byte, calls *[]rawCall) (l line, ok bool) {
-	p := payload{calls: calls}
+	return parseLineLong(raw, calls, span{})
+}
+
+// parseLineLong is parseLineCalls of a line whose longest value the fold
+// found at long.
+func parseLineLong(raw []byte, calls *[]rawCall, long span) (l line, ok bool) {
+	p := payload{calls: calls, long: long}
 	if l, _, ok = readLine(raw, &p); !ok {
 		return line{}, false
 	}
@@ -230,8 +240,8 @@ func readLine(raw []byte, p *payload) (l line, typ []byte, ok bool) {
 // walkEnvelope is readLine for a line laid out any way: it walks the
 // envelope's members.
 func walkEnvelope(raw []byte, p *payload) (l line, typ []byte, ok bool) {
-	calls := p.calls
-	*p = payload{calls: calls}
+	calls, long := p.calls, p.long
+	*p = payload{calls: calls, long: long}
 	if calls != nil {
 		*calls = (*calls)[:0]
 	}
@@ -268,7 +278,7 @@ func walkEnvelope(raw []byte, p *payload) (l line, typ []byte, ok bool) {
 			if !isObject {
 				return skipValue(raw, vs)
 			}
-			*p = payload{calls: calls}
+			*p = payload{calls: calls, long: long}
 			if calls != nil {
 				*calls = (*calls)[:0]
 			}
@@ -403,7 +413,10 @@ func (p *payload) member(b []byte, vs, n int) int {
 	if n == nToolCalls {
 		return p.readCalls(b, vs)
 	}
-	e := skipValue(b, vs)
+	e := p.long.end(b, vs)
+	if e < 0 {
+		e = skipValue(b, vs)
+	}
 	if e < 0 {
 		return -1
 	}

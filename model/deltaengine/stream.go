@@ -51,7 +51,7 @@ func (format) StreamView(s model.State) model.Object {
 // messageAt returns message i (0-based) of the conversation, whose n
 // messages the snapshot holds, as View gives it, reading back its event
 // only (and, for a tool message, its ACTION_RESULT). Finding its entry
-// reads the log's entries, 16 bytes each, without the events: from the
+// reads the log's entries, 24 bytes each, without the events: from the
 // start, or for a message in the later half from the end, so that the
 // message an event just added (a search over every state asks for each)
 // costs one entry, not the whole log.

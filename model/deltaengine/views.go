@@ -26,7 +26,7 @@ func (r *reader) lineCalls(e entry, t evType, calls *[]rawCall) (line, string) {
 	if err != nil {
 		return line{}, err.Error()
 	}
-	l, ok := parseLineCalls(raw, calls)
+	l, ok := parseLineLong(raw, calls, e.long)
 	if !ok || l.typ != t {
 		return line{}, changed(e.off())
 	}
