@@ -113,34 +113,19 @@ func listTop(sec string, items int) (top string, ok bool) {
 		return "", false
 	}
 	seen := 0
-	var fence byte
-	fenceLen := 0
-	for i := 0; i < len(sec); {
-		end := strings.IndexByte(sec[i:], '\n')
-		if end < 0 {
-			end = len(sec)
-		} else {
-			end += i
+	markdownLines(sec, func(i int, line string, code bool) bool {
+		if code || !listItem(line) {
+			return true
 		}
-		trim := strings.TrimLeft(sec[i:end], " \t")
-		switch {
-		case fence != 0:
-			if n := run(trim, fence); n >= fenceLen && strings.TrimSpace(trim[n:]) == "" {
-				fence = 0
-			}
-		case strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~"):
-			fence, fenceLen = trim[0], run(trim, trim[0])
-		case listItem(sec[i:end]):
-			if seen++; seen > items {
-				if i > len(sec)/2 {
-					return "", false
-				}
-				return sec[:i], true
-			}
+		if seen++; seen <= items {
+			return true
 		}
-		i = end + 1
-	}
-	return "", false
+		if i <= len(sec)/2 {
+			top, ok = sec[:i], true
+		}
+		return false
+	})
+	return top, ok
 }
 
 // listItem reports whether line starts a list item at the margin: "- ",
@@ -262,6 +247,21 @@ func blank(line string) bool { return strings.TrimSpace(ansi.Strip(line)) == "" 
 func splitSections(doc string) []string {
 	var secs []string
 	start := 0
+	markdownLines(doc, func(i int, line string, code bool) bool {
+		if !code && i > start && heading(strings.TrimLeft(line, " ")) {
+			secs = append(secs, doc[start:i])
+			start = i
+		}
+		return true
+	})
+	return append(secs, doc[start:])
+}
+
+// markdownLines calls fn with the index in doc where each of its lines
+// starts, the line (without its line feed), and whether it is code:
+// fenced code or its fences, or indented four spaces or more; until fn
+// returns false.
+func markdownLines(doc string, fn func(i int, line string, code bool) bool) {
 	var fence byte // '`' or '~' while inside fenced code
 	fenceLen := 0
 	for i := 0; i < len(doc); {
@@ -273,22 +273,23 @@ func splitSections(doc string) []string {
 		}
 		line := doc[i:end]
 		trim := strings.TrimLeft(line, " ")
-		indent := len(line) - len(trim)
+		code := true
 		switch {
-		case indent > 3:
+		case len(line)-len(trim) > 3:
 		case fence != 0:
 			if n := run(trim, fence); n >= fenceLen && strings.TrimSpace(trim[n:]) == "" {
 				fence = 0
 			}
 		case strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~"):
 			fence, fenceLen = trim[0], run(trim, trim[0])
-		case heading(trim) && i > start:
-			secs = append(secs, doc[start:i])
-			start = i
+		default:
+			code = false
+		}
+		if !fn(i, line, code) {
+			return
 		}
 		i = end + 1
 	}
-	return append(secs, doc[start:])
 }
 
 // run is the number of c at the start of s.
