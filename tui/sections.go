@@ -63,8 +63,10 @@ func (r *sectionRenderer) RenderUnless(doc string, width int, stale func() bool)
 // RenderTop is Render of doc's first sections only, as many as make lines
 // rendered lines or more (all, for lines < 1), rendered as many at once as
 // Render would: the top of what Render gives, for a pane of that height,
-// sooner. The sections after those that are in the cache are given too.
-// rest says whether sections were left out.
+// sooner. The sections after those that are in the cache are given too. A
+// section not in the cache that is a long list is given up to its lines-th
+// item (listTop), and the sections after it are left out. rest says
+// whether anything was left out.
 func (r *sectionRenderer) RenderTop(doc string, width, lines int) (out string, rest bool, err error) {
 	if lines < 1 {
 		out, err := r.Render(doc, width)

@@ -15,8 +15,9 @@ import (
 // the actions (USER_MESSAGE, THOUGHT, ACTION_REQUEST, ACTION_RESULT) becomes
 // a 24-byte entry of an append-only log: where the event's bytes are in the
 // journal, what it is, a link to the previous entry of the same action_id,
-// and where in the line its longest payload value is. A state is a prefix of the log (its length); the views read
-// the events back from the journal and decode them when asked.
+// and where in the line its longest payload value is. A state is a prefix
+// of the log (its length); the views read the events back from the journal
+// and decode them when asked.
 //
 // The log is shared by every state of one replay. Apply appends to it when
 // the state is its last version, and when it is not (a replay folding again
