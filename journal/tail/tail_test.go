@@ -740,8 +740,11 @@ func TestEachSeesEventsAfterHandover(t *testing.T) {
 		seen = append(seen, string(ev.Raw)+"\n")
 		return true
 	}
-	h := follow(t, p, Options{Initial: 4096, Step: 16 << 10, Each: each})
+	// Held until Resume, so that first is what Follow returned with (see
+	// TestInitialThenCatchUpInSteps).
+	h := follow(t, p, Options{Initial: 4096, Step: 16 << 10, Hold: time.Hour, Each: each})
 	first := len(keys(h.f.Journal()))
+	h.f.Resume()
 	appendTo(t, p, line("b", "late"))
 	all := append(ks, "b/late")
 	j := h.converge(all...)
@@ -770,9 +773,10 @@ func TestEachSeesEventsAfterHandover(t *testing.T) {
 func TestEachFalseStopsForTheUpdate(t *testing.T) {
 	s, ks := lines("a", "k", 3000)
 	var calls atomic.Int32
-	h := follow(t, journalPath(t, s), Options{Initial: 4096, Step: 16 << 10,
+	h := follow(t, journalPath(t, s), Options{Initial: 4096, Step: 16 << 10, Hold: time.Hour,
 		Each: func(*journal.Journal, model.Event, any, int) bool { calls.Add(1); return false }})
 	first := len(keys(h.f.Journal()))
+	h.f.Resume()
 	h.converge(ks...)
 	// One call per step of 16 KiB (about 250 lines each), not one per event.
 	if n := int(calls.Load()); n == 0 || n > (len(ks)-first)/100 {
