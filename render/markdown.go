@@ -62,7 +62,8 @@ type renderer struct {
 }
 
 // maxIdle is how many idle renderers a Markdown keeps for one width: one
-// per CPU that renders at once (sectionRenderer uses two).
+// per render that runs at once (the TUI's section renderer runs up to
+// four, one per CPU).
 const maxIdle = 4
 
 // NewMarkdown returns a Markdown renderer with glamour's dark style if dark

@@ -250,6 +250,25 @@ type restMsg struct {
 	md           string
 }
 
+// renderRest returns the command that renders the whole projection of st,
+// a stateMsg that brought only its top, into a restMsg. A held key asks
+// for a state a frame: a rest that is no longer the latest state's stops,
+// with no message, so that renders do not pile up.
+func (m Model) renderRest(st stateMsg) tea.Cmd {
+	secs, latest := m.secs, m.latest
+	gen, dg, doc, width := st.gen, st.dataGen, st.rest, st.width
+	return func() tea.Msg {
+		out, err := secs.RenderUnless(render.Text(doc), width, func() bool { return latest.Load() != int64(gen) })
+		if errors.Is(err, errStale) {
+			return nil
+		}
+		if err != nil {
+			out = render.Plain(doc)
+		}
+		return restMsg{gen: gen, dataGen: dg, md: out}
+	}
+}
+
 // grewMsg is sent when the journal was re-read: records were added, or the
 // file was truncated, replaced or deleted. fromWatch marks the message of
 // the watch loop, which re-arms it.
@@ -614,19 +633,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.shownGen = m.gen
 		cmd := m.afterState(msg.bp)
 		if msg.rest != "" {
-			secs, gen, dg, doc, width, latest := m.secs, msg.gen, msg.dataGen, msg.rest, msg.width, m.latest
-			cmd = tea.Batch(cmd, func() tea.Msg {
-				// A held key asks for a state a frame: a rest that is
-				// not the latest state's stops, so renders do not pile up.
-				out, err := secs.RenderUnless(render.Text(doc), width, func() bool { return latest.Load() != int64(gen) })
-				if errors.Is(err, errStale) {
-					return nil
-				}
-				if err != nil {
-					out = render.Plain(doc)
-				}
-				return restMsg{gen: gen, dataGen: dg, md: out}
-			})
+			cmd = tea.Batch(cmd, m.renderRest(msg))
 		}
 		if ff := m.o.FirstFrame; ff != nil && !m.firstShown {
 			m.firstShown = true

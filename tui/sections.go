@@ -77,14 +77,16 @@ func (r *sectionRenderer) RenderTop(doc string, width, lines int) (out string, r
 	var outs []string
 	for n < len(secs) && (got < lines || r.cached(secs[n], width)) {
 		k := min(len(secs), n+renderers())
-		batch := secs[n:k]
+		batch, cut := secs[n:k], false
 		// A long list (DeltaMind's goals, 16 KiB of one section) is
 		// rendered as far as it fills the pane: its rest comes with the
 		// whole render.
 		for i, s := range batch {
-			if top, ok := listTop(s, lines); ok && !r.cached(s, width) {
-				batch = append(batch[:i:i], top)
-				k = -1
+			if r.cached(s, width) {
+				continue
+			}
+			if top, ok := listTop(s, lines); ok {
+				batch, cut = append(batch[:i:i], top), true
 				break
 			}
 		}
@@ -96,7 +98,7 @@ func (r *sectionRenderer) RenderTop(doc string, width, lines int) (out string, r
 			got += strings.Count(s, "\n") + 1
 		}
 		outs = append(outs, o...)
-		if k < 0 {
+		if cut {
 			return join(outs, true), true, err
 		}
 		n = k

@@ -14,3 +14,13 @@ nap() { read -r -t 0.003 -u 9 || true; }
 
 # The scripts read the clock as ${EPOCHREALTIME/./}: microseconds since
 # the epoch, without a process (a $(...) would fork one).
+
+# status_of SCREEN sets status to the TUI's status line in a captured
+# screen (the row above the help line), "" when it has fewer rows.
+status_of() {
+  local rows
+  mapfile -t rows <<<"$1"
+  status=""
+  ((${#rows[@]} >= 2)) && status=${rows[-2]}
+  return 0
+}
