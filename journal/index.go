@@ -118,7 +118,7 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, prepare BlockPrepare, end
 	chunk := ix.chunk
 	if chunk <= 0 {
 		// Small reads for small work: a live tail's few new lines cost
-		// no 1 MiB buffer.
+		// no full-size buffer.
 		chunk = min(max(size-pos, 64<<10), chunkSize)
 	}
 	workers := min(runtime.GOMAXPROCS(0), 2)

@@ -1,7 +1,7 @@
-// Package gctune sets the garbage collector's GOGC after each collection
-// from the heap that was live at its end, so that a process whose live
-// heap is small collects rarely and one whose live heap is large keeps a
-// small margin above it.
+// Package gctune sets the garbage collector's GOGC (and, when asked, a
+// memory limit) after each collection from the heap that was live at its
+// end, so that a process whose live heap is small collects rarely and one
+// whose live heap is large keeps a small margin above it.
 //
 // A fixed GOGC trades one for the other: at 25, rewind's peak memory on a
 // 1 GB journal stays under 128 MB, but a fold whose live heap is a few
@@ -61,11 +61,11 @@ func MemoryLimit(live, memory uint64) int64 {
 }
 
 // Start sets GOGC to l.Hi, then after every collection to Percent of the
-// heap live at its end (runtime/metrics /gc/heap/live:bytes) and l, and
-// the memory limit to MemoryLimit of it (see LimitMemory). It is meant to
-// be called once, by main, when the environment sets no GOGC; later calls
-// do nothing. The settings run on the runtime's cleanup goroutine, a few
-// microseconds per collection.
+// heap live at its end (runtime/metrics /gc/heap/live:bytes) and l, and,
+// once LimitMemory has asked for a memory limit, that limit to
+// MemoryLimit of it. It is meant to be called once, by main, when the
+// environment sets no GOGC; later calls do nothing. The settings run on
+// the runtime's cleanup goroutine, a few microseconds per collection.
 func Start(l Limits) {
 	once.Do(func() {
 		t := &tuner{l: l, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
