@@ -92,20 +92,6 @@ func TestLimitMemoryLeavesGOMEMLIMITAlone(t *testing.T) {
 	}
 }
 
-// waitForLimit collects until the memory limit satisfies ok, or fails
-// after a few seconds.
-func waitForLimit(t *testing.T, what string, ok func(int64) bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok(memLimit()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("memory limit is %d, want %s", memLimit(), what)
-		}
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // gogc returns the current GOGC.
 func gogc() int {
 	p := debug.SetGCPercent(100)
@@ -117,10 +103,23 @@ func gogc() int {
 // (the tuner runs on the cleanup goroutine, after a collection).
 func waitFor(t *testing.T, what string, ok func(int) bool) {
 	t.Helper()
+	waitUntil(t, "GOGC", gogc, what, ok)
+}
+
+// waitForLimit is waitFor for the memory limit.
+func waitForLimit(t *testing.T, what string, ok func(int64) bool) {
+	t.Helper()
+	waitUntil(t, "memory limit", memLimit, what, ok)
+}
+
+// waitUntil collects until ok(get()), or fails after a few seconds saying
+// that the setting called name is get() and not what.
+func waitUntil[T int | int64](t *testing.T, name string, get func() T, what string, ok func(T) bool) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !ok(gogc()) {
+	for !ok(get()) {
 		if time.Now().After(deadline) {
-			t.Fatalf("GOGC is %d, want %s", gogc(), what)
+			t.Fatalf("%s is %d, want %s", name, get(), what)
 		}
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
