@@ -20,7 +20,6 @@ import (
 
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
-	"github.com/rewind-tui/rewind/internal/gctune"
 	"github.com/rewind-tui/rewind/journal"
 	"github.com/rewind-tui/rewind/journal/tail"
 	"github.com/rewind-tui/rewind/keymap"
@@ -64,15 +63,7 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// tuiMemory is the soft limit on the memory the TUI's Go runtime holds
-// (gctune.LimitMemory): with the binary's pages (18 MiB), 118-120 MiB
-// resident at the end of 1 GB journals, against 126-133 MiB without it
-// (BENCHMARKS.md). The background catch-up collects more often near the
-// limit, about as fast within the noise of a run.
-const tuiMemory = 104 << 20
-
 func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOptions) error {
-	gctune.LimitMemory(tuiMemory)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opts := app.Options{Format: g.format, MaxRecord: g.maxRecord}

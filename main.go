@@ -67,11 +67,11 @@ func main() {
 		// GOGC 25 rather than the default's 100, which lets the heap grow
 		// to twice what is live (1 GB Durable Stream, rewind index
 		// --replay: peak RSS 370 MiB -> 199 MiB, same time). A small live
-		// heap may grow to gcLimits.Budget first: at a fixed 25, a fold whose
+		// heap may grow to heapBudget first: at a fixed 25, a fold whose
 		// live heap is 20 MB collected after every 5 MB it allocated
 		// (rewind state of 1 GB of DeltaMind: 50 collections, now 23).
 		// See BENCHMARKS.md.
-		gctune.Start(gcLimits)
+		gctune.Start(heapBudget, gcPercent, 100)
 	}
 	stop := startProfiles(os.Getenv("REWIND_CPUPROFILE"), os.Getenv("REWIND_MEMPROFILE"))
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
@@ -114,11 +114,13 @@ func startProfiles(cpu, mem string) (stop func()) {
 	}
 }
 
-// gcLimits are the heap rewind keeps within unless the environment sets
-// GOGC (see gctune): GOGC 25 once the live heap is over 64 MB, up to 100
-// while the heap stays within 80 MB. The TUI also limits its memory
-// (tuiMemory).
-var gcLimits = gctune.Limits{Budget: 80 << 20, Lo: 25, Hi: 100}
+// gcPercent is rewind's least GOGC unless the environment sets one, and
+// heapBudget (bytes) the heap it lets grow to with a higher one, up to 100
+// (see gctune).
+const (
+	gcPercent  = 25
+	heapBudget = 80 << 20
+)
 
 // interruptGrace is how long a command has, after SIGINT or SIGTERM, to
 // stop on its own before rewind exits anyway: the commands that watch
