@@ -324,8 +324,10 @@ func stateHead(f Format, s State, at int) Object {
 
 // PendingObjects returns the state JSON's "pending": the Object of each
 // of s.Pending(), in order.
-func PendingObjects(s State) []any {
-	p := s.Pending()
+func PendingObjects(s State) []any { return pendingObjects(s.Pending()) }
+
+// pendingObjects returns the Object of each of p, in order.
+func pendingObjects(p []Pending) []any {
 	items := make([]any, 0, len(p))
 	for _, it := range p {
 		items = append(items, it.Object())

@@ -29,11 +29,23 @@ type Window struct {
 func (w Window) MarshalJSON() ([]byte, error) { return marshalValue(w.Items) }
 
 // PaneStateJSON is StateJSON with f's PaneView when f implements PaneViews
-// (n items per long list), and StateJSON otherwise.
+// (n items per long list), its "pending" cut likewise to the last n items
+// as a Window when it is longer; and StateJSON otherwise. The pane's state
+// is built at every cursor move, twice (the state before it, for what the
+// event changed): at the end of 1 GB of Durable Stream, 1,278 pending
+// checkpoints built whole were about a quarter of what a move allocated.
 func PaneStateJSON(f Format, s State, at, n int) Object {
 	pv, ok := f.(PaneViews)
 	if !ok {
 		return StateJSON(f, s, at)
 	}
-	return append(stateHead(f, s, at), pv.PaneView(s, n)...)
+	var pending any
+	p := s.Pending()
+	if n = max(n, 0); len(p) > n {
+		pending = Window{Items: pendingObjects(p[len(p)-n:]), From: len(p) - n, Total: len(p)}
+	} else {
+		pending = pendingObjects(p)
+	}
+	head := Object{{"format", f.Name()}, {"at", at}, {"pending", pending}}
+	return append(head, pv.PaneView(s, n)...)
 }

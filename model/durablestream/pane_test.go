@@ -212,3 +212,47 @@ func TestPaneBenchFiles(t *testing.T) {
 		j.Close()
 	}
 }
+
+// The pane's state cuts the head's "pending" as PaneView cuts its lists:
+// the last n pending checkpoints, numbered as in the whole list, which
+// StateJSON (rewind state) still prints whole.
+func TestPaneStateJSONCutsPending(t *testing.T) {
+	j := journaltest.Generated(t, "durable-stream", "durable_stream.jsonl", 6000, 5)
+	r := replay.New(j, Format)
+	pos := r.Events()
+	s, err := r.StateAt(pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := model.PendingObjects(s)
+	if len(all) < 3 {
+		t.Fatalf("%d pending checkpoints at the end of the journal; the test needs 3 or more", len(all))
+	}
+	if full, _ := model.StateJSON(Format, s, pos).Get("pending"); !reflect.DeepEqual(full, all) {
+		t.Errorf("StateJSON's pending is not every pending checkpoint")
+	}
+	for _, n := range []int{0, 2, len(all) - 1, len(all), len(all) + 5} {
+		got := model.PaneStateJSON(Format, s, pos, n)
+		var want any = all
+		if n < len(all) {
+			want = model.Window{Items: all[len(all)-n:], From: len(all) - n, Total: len(all)}
+		}
+		if p, _ := got.Get("pending"); !reflect.DeepEqual(p, want) {
+			t.Errorf("n=%d: pending is %s, want %s", n, clip(marshalAny(t, p)), clip(marshalAny(t, want)))
+		}
+		if f, _ := got.Get("format"); f != Format.Name() {
+			t.Errorf("n=%d: format %v", n, f)
+		}
+		if at, _ := got.Get("at"); at != pos {
+			t.Errorf("n=%d: at %v, want %d", n, at, pos)
+		}
+		if len(got) < 3 || !reflect.DeepEqual(got[3:], paneFormat.PaneView(s, n)) {
+			t.Errorf("n=%d: the fields after the head are not PaneView's", n)
+		}
+	}
+}
+
+func marshalAny(t *testing.T, v any) string {
+	t.Helper()
+	return marshalObj(t, model.Object{{Key: "v", Value: v}})
+}
