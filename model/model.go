@@ -318,16 +318,18 @@ func StateJSON(f Format, s State, at int) Object {
 
 // stateHead is the "format", "at" and "pending" fields of the state JSON,
 // which StateJSON starts with; it costs what the pending items cost.
-func stateHead(f Format, s State, at int) Object {
-	return Object{{"format", f.Name()}, {"at", at}, {"pending", PendingObjects(s)}}
+func stateHead(f Format, s State, at int) Object { return head(f, at, PendingObjects(s)) }
+
+// head is a state JSON's first fields, with pending as its "pending": all
+// of them (stateHead) or the pane's window (PaneStateJSON).
+func head(f Format, at int, pending any) Object {
+	return Object{{"format", f.Name()}, {"at", at}, {"pending", pending}}
 }
 
 // PendingObjects returns the state JSON's "pending": the Object of each
 // of s.Pending(), in order.
-func PendingObjects(s State) []any { return pendingObjects(s.Pending()) }
-
-// pendingObjects returns the Object of each of p, in order.
-func pendingObjects(p []Pending) []any {
+func PendingObjects(s State) []any {
+	p := s.Pending()
 	items := make([]any, 0, len(p))
 	for _, it := range p {
 		items = append(items, it.Object())

@@ -39,13 +39,23 @@ func PaneStateJSON(f Format, s State, at, n int) Object {
 	if !ok {
 		return StateJSON(f, s, at)
 	}
-	var pending any
 	p := s.Pending()
-	if n = max(n, 0); len(p) > n {
-		pending = Window{Items: pendingObjects(p[len(p)-n:]), From: len(p) - n, Total: len(p)}
-	} else {
-		pending = pendingObjects(p)
+	pending := WindowOf(len(p), n, func(i int) any { return p[i].Object() })
+	return append(head(f, at, pending), pv.PaneView(s, n)...)
+}
+
+// WindowOf returns the list of total items that get(i) builds (i from 0),
+// whole when total is at most n, else only its last n as a Window numbered
+// as in the whole list (n < 0 counts as 0): a PaneView's long list, which
+// builds the items it shows and no others.
+func WindowOf(total, n int, get func(i int) any) any {
+	k := min(max(n, 0), total)
+	out := make([]any, 0, k)
+	for i := total - k; i < total; i++ {
+		out = append(out, get(i))
 	}
-	head := Object{{"format", f.Name()}, {"at", at}, {"pending", pending}}
-	return append(head, pv.PaneView(s, n)...)
+	if k == total {
+		return out
+	}
+	return Window{Items: out, From: total - k, Total: total}
 }

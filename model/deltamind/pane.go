@@ -38,27 +38,13 @@ func (format) PaneView(st model.State, n int) model.Object {
 	e.cover(l.recLocs(false, max(int(s.nRejected)-n, 0), int(s.nRejected), nil))
 	f.cover(l.recLocs(true, max(int(s.nDisagreements)-n, 0), int(s.nDisagreements), nil))
 	l.mu.Unlock()
-	items := window(int(s.nItems), n, func(i int) any {
+	items := model.WindowOf(int(s.nItems), n, func(i int) any {
 		it := d.item(int32(i), s.seq)
 		return it.object()
 	})
-	rej := window(int(s.nRejected), n, func(i int) any { return e.entry(l.rec(false, i), false) })
-	dis := window(int(s.nDisagreements), n, func(i int) any { return f.entry(l.rec(true, i), true) })
+	rej := model.WindowOf(int(s.nRejected), n, func(i int) any { return e.entry(l.rec(false, i), false) })
+	dis := model.WindowOf(int(s.nDisagreements), n, func(i int) any { return f.entry(l.rec(true, i), true) })
 	return s.view(items, rej, dis)
-}
-
-// window returns the list of total entries built by get, whole when it is
-// at most n long, else its last n as a model.Window.
-func window(total, n int, get func(int) any) any {
-	k := min(n, total)
-	out := make([]any, 0, k)
-	for i := total - k; i < total; i++ {
-		out = append(out, get(i))
-	}
-	if k == total {
-		return out
-	}
-	return model.Window{Items: out, From: total - k, Total: total}
 }
 
 // PaneRender is Render when projection doc is at most max bytes. Otherwise

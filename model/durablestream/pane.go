@@ -51,12 +51,7 @@ func (format) PaneView(st model.State, n int) model.Object {
 // listWindow returns the objects of list, whole when it is at most n
 // long, else its last n as a model.Window.
 func listWindow[T any](list []T, n int, object func(*T) model.Object) any {
-	k := min(n, len(list))
-	out := listAll(list[len(list)-k:], object)
-	if k == len(list) {
-		return out
-	}
-	return model.Window{Items: out, From: len(list) - k, Total: len(list)}
+	return model.WindowOf(len(list), n, func(i int) any { return object(&list[i]) })
 }
 
 // listAll returns the objects of list.

@@ -24,3 +24,22 @@ status_of() {
   ((${#rows[@]} >= 2)) && status=${rows[-2]}
   return 0
 }
+
+# wait_indexed SOCKET EVENTS WHO: polls the TUI in tmux server SOCKET until
+# its status line says that every one of EVENTS events is indexed and
+# folded: EVENTS/EVENTS selected, the pending checkpoints counted (known
+# once the fold reaches the end) and no progress bar. After 120 s it prints
+# the last status line and exits 1, as WHO.
+wait_indexed() {
+  local from=${EPOCHREALTIME/./}
+  while :; do
+    status_of "$(tmux -L "$1" capture-pane -p 2>/dev/null || true)"
+    [[ " $status" == *" $2/$2 "* && $status =~ [0-9]+\ pending && $status != *indexing* ]] && return 0
+    if (( (${EPOCHREALTIME/./} - from) / 1000 > 120000 )); then
+      echo "$3: not all indexed within 120 s; last status line:" >&2
+      echo "$status" >&2
+      exit 1
+    fi
+    nap
+  done
+}
