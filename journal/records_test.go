@@ -91,6 +91,10 @@ func TestRecordsRoundTrip(t *testing.T) {
 	prev := OK
 	for i := 0; i < 3*chunkRecs+77; i++ {
 		r := Record{Off: off, Len: int64(rng.IntN(5000)), typ: uint16(rng.IntN(5))}
+		if rng.IntN(30) == 0 {
+			// A type whose index is the type byte's escape or past it.
+			r.typ = uint16(oddType - 2 + rng.IntN(5))
+		}
 		switch rng.IntN(50) {
 		case 0:
 			r.Problem = ProblemNotJSON
@@ -116,13 +120,16 @@ func TestRecordsRoundTrip(t *testing.T) {
 		if pending = append(pending, r); rng.IntN(300) == 0 {
 			flush()
 		}
-		switch off += r.Len; rng.IntN(40) {
-		case 0: // a record on the same line, after a NUL run
-		case 1:
+		off += r.Len
+		switch crlf := i >= chunkRecs-300 && i < chunkRecs+300; {
+		case crlf && rng.IntN(50) != 0:
+			off += 2 // a stretch of "\r\n" across a chunk's end
+		case rng.IntN(40) == 0: // a record on the same line, after a NUL run
+		case rng.IntN(40) == 0:
 			off += 2 // "\r\n"
-		case 2:
-			off += 254 // the longest gap a record keeps itself
-		case 3:
+		case rng.IntN(40) == 0:
+			off += 254
+		case rng.IntN(40) == 0:
 			off += 255 + int64(rng.IntN(1000)) // between a JSON array's elements
 		default:
 			off++
