@@ -1,6 +1,7 @@
 package durablestream
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/rewind-tui/rewind/model"
@@ -96,6 +97,9 @@ func (l *lineage) logType(v int64, e *envelope, c uint8) {
 	t.chunks[i][(v-1)%logChunk] = c
 	if v%snapEvery == 0 && int(v/snapEvery) == len(t.snaps) {
 		s := t.countsAt(v)
+		// Kept only as long as the codes in use (255 counts were 2 KB a
+		// snapshot, 1 MB on 1 GB of Durable Stream).
+		s.byCode = slices.Clip(s.byCode[:nKnown+len(t.names)])
 		t.snaps = append(t.snaps, &s)
 	}
 }

@@ -288,7 +288,7 @@ func (format) apply(s *state, ev model.Event, e *envelope) model.State {
 		l.claimed = ns.n
 		l.logType(ns.n, e, l.types.code(e))
 		if p.kind != none {
-			l.steps = append(l.steps, step{ns.n, l.identity(ev)})
+			l.steps, l.ids = append(l.steps, int32(ns.n)), append(l.ids, l.identity(ev))
 		}
 	}
 	ns.lin = l

@@ -39,9 +39,12 @@ type lineage struct {
 	mu sync.Mutex
 	// claimed is the newest version handed out to a state.
 	claimed int64
-	// steps are the identities of the events that recorded entries, by
-	// version; events that only count (deltas, snapshots) record none.
-	steps []step
+	// steps are the versions, ascending, whose events recorded entries,
+	// and ids their identities; events that only count (deltas,
+	// snapshots) record none. Two lists, not one of structs: 12 bytes a
+	// step, not 16.
+	steps []int32
+	ids   []uint64
 	// types logs the type of every event, for the counts.
 	types *typeLog
 	// srcs are the event sources seen, so an identity can name one by index.
@@ -70,19 +73,12 @@ type lineage struct {
 	mem store
 }
 
-// step is the identity of the event that recorded the entries of one
-// version.
-type step struct {
-	n  int64
-	id uint64
-}
-
 func newLineage() *lineage {
 	return &lineage{
 		types:   newTypeLog(),
 		strs:    &interner{m: map[string]string{}},
-		pending: newOmap[*checkpoint](), active: newOmap[*intent](),
-		epics: newOmap[*ledgerItem](), tasks: newOmap[*ledgerItem](), sessions: newOmap[*session](),
+		pending: newOmap[*checkpoint](2), active: newOmap[*intent](2),
+		epics: newOmap[*ledgerItem](2), tasks: newOmap[*ledgerItem](3), sessions: newOmap[*session](2),
 	}
 }
 
@@ -121,9 +117,9 @@ func (l *lineage) srcIndex(src io.ReaderAt) int {
 
 // stepAt returns the identity recorded for version n.
 func (l *lineage) stepAt(n int64) (uint64, bool) {
-	i := sort.Search(len(l.steps), func(i int) bool { return l.steps[i].n >= n })
-	if i < len(l.steps) && l.steps[i].n == n {
-		return l.steps[i].id, true
+	i := sort.Search(len(l.steps), func(i int) bool { return int64(l.steps[i]) >= n })
+	if i < len(l.steps) && int64(l.steps[i]) == n {
+		return l.ids[i], true
 	}
 	return 0, false
 }
@@ -134,9 +130,10 @@ func (l *lineage) stepAt(n int64) (uint64, bool) {
 // (capped, so that appending to either side reallocates).
 func (l *lineage) fork(s *state) *lineage {
 	n := s.n
-	i := sort.Search(len(l.steps), func(i int) bool { return l.steps[i].n > n })
+	i := sort.Search(len(l.steps), func(i int) bool { return int64(l.steps[i]) > n })
 	nl := &lineage{
 		steps:       l.steps[:i:i],
+		ids:         l.ids[:i:i],
 		srcs:        l.srcs[:len(l.srcs):len(l.srcs)],
 		types:       l.types.upTo(n),
 		strs:        l.strs,
@@ -181,12 +178,16 @@ type omap[V any] struct {
 	ids   map[string]int32
 	tags  chunk.Slab[tagged[V]] // the values of the slots
 	log   []change              // every set and deletion, in version order
+	// room is the values a slot is given room for in tags: as many as a
+	// key of this map usually gets (a value and its deletion; a task's
+	// three). One more moves the slot's values to an array of their own.
+	room int
 }
 
 // change says that a version set or deleted the value of a slot (for
 // Touched: which entries the events between two versions changed).
 type change struct {
-	n    int64
+	n    int32
 	slot int32
 }
 
@@ -194,7 +195,7 @@ type change struct {
 // until it was deleted.
 type slot[V any] struct {
 	id   string
-	n    int64 // the version that inserted it
+	n    int32 // the version that inserted it (versions are event positions, int32 as in the index)
 	prev int32 // the key's previous slot, or -1
 	vals []tagged[V]
 }
@@ -213,7 +214,7 @@ func (t tagged[V]) version() (n int64, del bool) {
 	return t.n, false
 }
 
-func newOmap[V any]() omap[V] { return omap[V]{ids: map[string]int32{}} }
+func newOmap[V any](room int) omap[V] { return omap[V]{ids: map[string]int32{}, room: room} }
 
 // value returns the slot's value as of version n.
 func (s *slot[V]) value(n int64) (V, bool) {
@@ -229,7 +230,7 @@ func (s *slot[V]) value(n int64) (V, bool) {
 // get returns the value of id as of version n.
 func (m *omap[V]) get(id string, n int64) (V, bool) {
 	i, ok := m.ids[id]
-	for ok && i >= 0 && m.slots[i].n > n {
+	for ok && i >= 0 && int64(m.slots[i].n) > n {
 		i = m.slots[i].prev
 	}
 	if !ok || i < 0 {
@@ -246,15 +247,15 @@ func (m *omap[V]) set(id string, v V, n int64) {
 		s := &m.slots[i]
 		if _, del := s.vals[len(s.vals)-1].version(); !del {
 			s.vals = append(s.vals, tagged[V]{n: n, v: v})
-			m.log = append(m.log, change{n, i})
+			m.log = append(m.log, change{int32(n), i})
 			return
 		}
 		prev = i
 	}
-	vals := append(m.tags.Reserve(3), tagged[V]{n: n, v: v})
-	m.slots = append(m.slots, slot[V]{id: id, n: n, prev: prev, vals: vals})
+	vals := append(m.tags.Reserve(m.room), tagged[V]{n: n, v: v})
+	m.slots = append(m.slots, slot[V]{id: id, n: int32(n), prev: prev, vals: vals})
 	m.ids[id] = int32(len(m.slots) - 1)
-	m.log = append(m.log, change{n, int32(len(m.slots) - 1)})
+	m.log = append(m.log, change{int32(n), int32(len(m.slots) - 1)})
 }
 
 // del records the deletion of id at version n, the newest version of the
@@ -264,7 +265,7 @@ func (m *omap[V]) del(id string, n int64) {
 		s := &m.slots[i]
 		if _, del := s.vals[len(s.vals)-1].version(); !del {
 			s.vals = append(s.vals, tagged[V]{n: -n})
-			m.log = append(m.log, change{n, i})
+			m.log = append(m.log, change{int32(n), i})
 		}
 	}
 }
@@ -272,9 +273,9 @@ func (m *omap[V]) del(id string, n int64) {
 // changed returns the slots whose value a version after from and up to to
 // set or deleted, in ascending order, each once.
 func (m *omap[V]) changed(from, to int64) []int32 {
-	i := sort.Search(len(m.log), func(i int) bool { return m.log[i].n > from })
+	i := sort.Search(len(m.log), func(i int) bool { return int64(m.log[i].n) > from })
 	var out []int32
-	for ; i < len(m.log) && m.log[i].n <= to; i++ {
+	for ; i < len(m.log) && int64(m.log[i].n) <= to; i++ {
 		out = append(out, m.log[i].slot)
 	}
 	slices.Sort(out)
@@ -285,7 +286,7 @@ func (m *omap[V]) changed(from, to int64) []int32 {
 // version n (and was not set again since).
 func (m *omap[V]) deletedAt(id string, n int64) (int64, bool) {
 	i, ok := m.ids[id]
-	for ok && i >= 0 && m.slots[i].n > n {
+	for ok && i >= 0 && int64(m.slots[i].n) > n {
 		i = m.slots[i].prev
 	}
 	if !ok || i < 0 {
@@ -305,7 +306,7 @@ func (m *omap[V]) deletedAt(id string, n int64) (int64, bool) {
 func (m *omap[V]) each(n int64, fn func(V)) {
 	for i := range m.slots {
 		s := &m.slots[i]
-		if s.n > n {
+		if int64(s.n) > n {
 			return
 		}
 		if v, ok := s.value(n); ok {
@@ -319,7 +320,7 @@ func (m *omap[V]) each(n int64, fn func(V)) {
 func (m *omap[V]) eachUntil(n int64, fn func(V) bool) {
 	for i := range m.slots {
 		s := &m.slots[i]
-		if s.n > n {
+		if int64(s.n) > n {
 			return
 		}
 		if v, ok := s.value(n); ok && !fn(v) {
@@ -333,7 +334,7 @@ func (m *omap[V]) eachUntil(n int64, fn func(V) bool) {
 // newest that version n sees.
 func (m *omap[V]) tail(n int64, k int) []V {
 	k = max(k, 0)
-	end := sort.Search(len(m.slots), func(i int) bool { return m.slots[i].n > n })
+	end := sort.Search(len(m.slots), func(i int) bool { return int64(m.slots[i].n) > n })
 	out := make([]V, k)
 	for i := end - 1; i >= 0 && k > 0; i-- {
 		if v, ok := m.slots[i].value(n); ok {
@@ -348,7 +349,7 @@ func (m *omap[V]) tail(n int64, k int) []V {
 // whose keys are never deleted (epics, tasks, sessions): its slots up to
 // version n.
 func (m *omap[V]) count(n int64) int {
-	return sort.Search(len(m.slots), func(i int) bool { return m.slots[i].n > n })
+	return sort.Search(len(m.slots), func(i int) bool { return int64(m.slots[i].n) > n })
 }
 
 // values returns the values present as of version n, in insertion order.
@@ -360,8 +361,8 @@ func (m *omap[V]) values(n int64) []V {
 
 // upTo returns a copy of m as of version n.
 func (m *omap[V]) upTo(n int64) omap[V] {
-	k := sort.Search(len(m.slots), func(i int) bool { return m.slots[i].n > n })
-	c := sort.Search(len(m.log), func(i int) bool { return m.log[i].n > n })
+	k := sort.Search(len(m.slots), func(i int) bool { return int64(m.slots[i].n) > n })
+	c := sort.Search(len(m.log), func(i int) bool { return int64(m.log[i].n) > n })
 	out := omap[V]{slots: make([]slot[V], k), ids: make(map[string]int32, k), log: m.log[:c:c]}
 	for i := range k {
 		s := m.slots[i]

@@ -91,7 +91,7 @@ func listShiftOf[V any](m *omap[V], from, to int64, nFrom, nTo int32) listShift 
 	switch {
 	case len(changed) == 0:
 		return listSame
-	case len(changed) == 1 && int(changed[0]) == len(m.slots)-1 && m.slots[changed[0]].n > from && nTo == nFrom+1:
+	case len(changed) == 1 && int(changed[0]) == len(m.slots)-1 && int64(m.slots[changed[0]].n) > from && nTo == nFrom+1:
 		return listGrew
 	case max(nFrom, nTo) > exactShift:
 		return listWhole
@@ -124,7 +124,7 @@ func touchedMap[V any](out []replay.Path, m *omap[V], from, to int64, object fun
 	for _, k := range m.changed(from, to) {
 		sl := &m.slots[k]
 		item := append(append(replay.Path{}, prefix...), int(k))
-		if sl.n > from {
+		if int64(sl.n) > from {
 			out = append(out, item)
 			continue
 		}
