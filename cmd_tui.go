@@ -49,8 +49,12 @@ func runTUI(ctx context.Context, g *globalFlags, path string, o tuiOptions) erro
 
 // initialIndex is how much of a journal the TUI indexes before its first
 // screen: a few milliseconds of indexing, and a fold of its events that
-// fits the first frame.
-const initialIndex = 4 << 20
+// fits the first frame. 4 MiB until session 30: the first state's fold was
+// then 13,800 events of DeltaMind, 15-25 ms of the first screen (1 MiB:
+// 3-8 ms; scripts/first-screen on 1 GB, eight runs alternated, medians
+// DeltaMind 146 -> 143 ms, Durable Stream 160 -> 122, Delta Engine 129 ->
+// 128).
+const initialIndex = 1 << 20
 
 // initialHold is the longest the rest of a large journal waits to be
 // indexed while the first screen is drawn (the TUI says when it is up,

@@ -194,7 +194,7 @@ func TestTmuxProgressOnLargeJournal(t *testing.T) {
 func TestTmuxLargeJournalIndexedInBackground(t *testing.T) {
 	bin := rewindBin(t)
 	path := filepath.Join(t.TempDir(), "big.jsonl")
-	// About 80 MB of Durable Stream: 4 MiB before the first screen, then
+	// About 80 MB of Durable Stream: 1 MiB before the first screen, then
 	// two background steps of 64 MiB.
 	if out, err := exec.Command(bin, "demo", "--out", path, "--events", "160000", "--format", "durable-stream", "--seed", "3").CombinedOutput(); err != nil {
 		t.Fatalf("rewind demo --out: %v: %s", err, out)
