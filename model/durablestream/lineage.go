@@ -363,7 +363,7 @@ func (m *omap[V]) values(n int64) []V {
 func (m *omap[V]) upTo(n int64) omap[V] {
 	k := sort.Search(len(m.slots), func(i int) bool { return int64(m.slots[i].n) > n })
 	c := sort.Search(len(m.log), func(i int) bool { return int64(m.log[i].n) > n })
-	out := omap[V]{slots: make([]slot[V], k), ids: make(map[string]int32, k), log: m.log[:c:c]}
+	out := omap[V]{slots: make([]slot[V], k), ids: make(map[string]int32, k), log: m.log[:c:c], room: m.room}
 	for i := range k {
 		s := m.slots[i]
 		j := sort.Search(len(s.vals), func(j int) bool { v, _ := s.vals[j].version(); return v > n })
