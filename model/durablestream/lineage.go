@@ -334,7 +334,7 @@ func (m *omap[V]) eachUntil(n int64, fn func(V) bool) {
 // newest that version n sees.
 func (m *omap[V]) tail(n int64, k int) []V {
 	k = max(k, 0)
-	end := sort.Search(len(m.slots), func(i int) bool { return int64(m.slots[i].n) > n })
+	end := m.inserted(n)
 	out := make([]V, k)
 	for i := end - 1; i >= 0 && k > 0; i-- {
 		if v, ok := m.slots[i].value(n); ok {
@@ -348,7 +348,11 @@ func (m *omap[V]) tail(n int64, k int) []V {
 // count returns the number of values present as of version n in a map
 // whose keys are never deleted (epics, tasks, sessions): its slots up to
 // version n.
-func (m *omap[V]) count(n int64) int {
+func (m *omap[V]) count(n int64) int { return m.inserted(n) }
+
+// inserted returns how many slots versions up to n inserted: the slots
+// version n sees are m.slots[:inserted(n)].
+func (m *omap[V]) inserted(n int64) int {
 	return sort.Search(len(m.slots), func(i int) bool { return int64(m.slots[i].n) > n })
 }
 
@@ -361,7 +365,7 @@ func (m *omap[V]) values(n int64) []V {
 
 // upTo returns a copy of m as of version n.
 func (m *omap[V]) upTo(n int64) omap[V] {
-	k := sort.Search(len(m.slots), func(i int) bool { return int64(m.slots[i].n) > n })
+	k := m.inserted(n)
 	c := sort.Search(len(m.log), func(i int) bool { return int64(m.log[i].n) > n })
 	out := omap[V]{slots: make([]slot[V], k), ids: make(map[string]int32, k), log: m.log[:c:c], room: m.room}
 	for i := range k {

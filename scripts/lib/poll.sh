@@ -1,4 +1,4 @@
-# Sourced by scripts/first-screen and scripts/key-time: polling a tmux pane
+# Sourced by scripts/first-screen, key-time and key-latency: polling a tmux pane
 # with bash builtins only. A grep, date or sleep process per poll took 2-7 ms
 # each on a 2-CPU machine (session 27's), 20 ms a poll, and a CPU from the
 # rewind being timed; capture-pane alone takes about 5 ms.
@@ -25,21 +25,44 @@ status_of() {
   return 0
 }
 
-# wait_indexed SOCKET EVENTS WHO: polls the TUI in tmux server SOCKET until
-# its status line says that every one of EVENTS events is indexed and
-# folded: EVENTS/EVENTS selected, the pending checkpoints counted (known
-# once the fold reaches the end) and no progress bar. After 120 s it prints
-# the last status line and exits 1, as WHO.
-wait_indexed() {
+# wait_screen SOCKET LIMIT_MS WHO WHAT TEST: polls the pane of tmux server
+# SOCKET until TEST (a function given the captured screen) holds, leaving
+# the screen in $screen. After LIMIT_MS it prints the last screen and exits
+# 1, as WHO, saying WHAT did not come.
+wait_screen() {
   local from=${EPOCHREALTIME/./}
   while :; do
-    status_of "$(tmux -L "$1" capture-pane -p 2>/dev/null || true)"
-    [[ " $status" == *" $2/$2 "* && $status =~ [0-9]+\ pending && $status != *indexing* ]] && return 0
-    if (( (${EPOCHREALTIME/./} - from) / 1000 > 120000 )); then
-      echo "$3: not all indexed within 120 s; last status line:" >&2
-      echo "$status" >&2
+    screen=$(tmux -L "$1" capture-pane -p 2>/dev/null || true)
+    "$5" "$screen" && return 0
+    if (( (${EPOCHREALTIME/./} - from) / 1000 > $2 )); then
+      echo "$3: $4 not within $2 ms; last screen:" >&2
+      echo "$screen" >&2
       exit 1
     fi
     nap
   done
+}
+
+# summary LABEL UNIT VALUE...: prints "LABEL median UNIT (min–max) over N
+# runs" for the integer values.
+summary() {
+  local label=$1 unit=$2
+  shift 2
+  printf '%s\n' "$@" | sort -n | awk -v label="$label" -v unit="$unit" '
+    { v[NR] = $1 } END { printf "%s %d %s (%d–%d) over %d runs\n", label, v[int((NR + 1) / 2)], unit, v[1], v[NR], NR }'
+}
+
+# wait_indexed SOCKET EVENTS WHO: waits (wait_screen, up to 120 s) until
+# the TUI's status line says that every one of EVENTS events is indexed
+# and folded: EVENTS/EVENTS selected, the pending checkpoints counted
+# (known once the fold reaches the end) and no progress bar.
+wait_indexed() {
+  all_events=$2
+  wait_screen "$1" 120000 "$3" "every event indexed" all_indexed
+}
+
+# all_indexed SCREEN: see wait_indexed (the events in $all_events).
+all_indexed() {
+  status_of "$1"
+  [[ " $status" == *" $all_events/$all_events "* && $status =~ [0-9]+\ pending && $status != *indexing* ]]
 }
