@@ -10,6 +10,10 @@ import (
 	"github.com/rewind-tui/rewind/render"
 )
 
+// safeStrings are the encoder's string writers, as an Appender gets them:
+// terminal-safe.
+var safeStrings = model.Strings{String: render.AppendJSONString, Literal: render.AppendJSONLiteral}
+
 // writeJSON prints v (an Object or any value of the kinds Object holds)
 // indented by two spaces and terminal-safe, streaming it: a state of a
 // gigabyte journal is written without building its JSON text in memory.
@@ -76,7 +80,7 @@ func (e *encoder) value(v any, depth int) {
 		e.lazy(x, depth)
 		return
 	case model.Appender:
-		e.b = x.AppendIndented(e.b, depth, render.AppendJSONString)
+		e.b = x.AppendIndented(e.b, depth, safeStrings)
 		return
 	}
 	e.scalar(v, depth)

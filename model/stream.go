@@ -58,11 +58,32 @@ type Appender interface {
 	// nesting depth depth: Indent's layout (two spaces a level, one member
 	// or element a line, `"name": value`, [] and {} when empty), without
 	// a newline or indentation before its first byte or after its last.
-	// It writes each string that comes from the journal with str, the
-	// writer's own string writer (rewind's writes them terminal-safe,
-	// render.AppendJSONString), and only names and values of its own,
-	// plain ASCII, without it.
-	AppendIndented(b []byte, depth int, str func(b []byte, s string) []byte) []byte
+	// It writes each string that comes from the journal with w, the
+	// writer's own string writers, and only names and values of its own,
+	// plain ASCII, without them.
+	AppendIndented(b []byte, depth int, w Strings) []byte
+}
+
+// Strings are a writer's own string writers, which an Appender writes the
+// strings that come from a journal with (rewind's write them
+// terminal-safe: render.AppendJSONString and render.AppendJSONLiteral).
+// String appends s as a JSON string; Literal appends lit, a JSON string
+// literal as a journal holds it (a Literal's bytes, quotes included), as
+// String appends the string it decodes to.
+type Strings struct {
+	String  func(b []byte, s string) []byte
+	Literal func(b, lit []byte) []byte
+}
+
+// AppendMember appends what an indenting writer writes before a member of
+// an object (or an element of a list) at nesting depth depth: a comma
+// unless it is the first, a newline and the indentation (AppendLine);
+// then lit, the member's name as the Appender writes it (`"name": `).
+func AppendMember(b []byte, depth int, lit string, first bool) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	return append(AppendLine(b, depth), lit...)
 }
 
 // AppendLine appends a newline and the indentation of a line at nesting

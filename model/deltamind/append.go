@@ -24,18 +24,10 @@ func (it *itemVal) appendable() bool {
 	return true
 }
 
-// member appends the separator before a member (a comma unless first),
-// its line's indentation at depth and its name, lit (`"name": `).
-func member(b []byte, depth int, lit string, first bool) []byte {
-	if !first {
-		b = append(b, ',')
-	}
-	return append(model.AppendLine(b, depth), lit...)
-}
-
 // AppendIndented appends the item as objectIn's members, in its order
-// (see model.Appender), its strings written by str.
-func (t itemText) AppendIndented(b []byte, depth int, str func([]byte, string) []byte) []byte {
+// (see model.Appender), its strings written by w.
+func (t itemText) AppendIndented(b []byte, depth int, w model.Strings) []byte {
+	str := w.String
 	it := t.it
 	l := itemLitsAt(depth)
 	b = str(append(b, l.id...), it.id)
@@ -102,21 +94,21 @@ func makeItemLits(depth int) *itemLits {
 	in := depth + 1
 	q := []byte(`"`)
 	return &itemLits{
-		id:          string(member([]byte("{"), in, `"id": `, true)),
-		sid:         string(member(nil, in, `"semanticId": "`, false)),
-		kind:        string(member(q, in, `"kind": "`, false)),
-		summary:     string(member(q, in, `"summary": `, false)),
-		status:      string(member(nil, in, `"status": "`, false)),
-		confidence:  string(member(q, in, `"confidence": `, false)),
-		turns:       string(member(member(nil, in, `"scope": "session"`, false), in, `"sourceTurns": [`, false)),
-		turnFirst:   string(member(member(nil, in+1, "{", true), in+2, `"turnId": `, true)),
-		turnNext:    string(member(member(nil, in+1, "{", false), in+2, `"turnId": `, true)),
+		id:          string(model.AppendMember([]byte("{"), in, `"id": `, true)),
+		sid:         string(model.AppendMember(nil, in, `"semanticId": "`, false)),
+		kind:        string(model.AppendMember(q, in, `"kind": "`, false)),
+		summary:     string(model.AppendMember(q, in, `"summary": `, false)),
+		status:      string(model.AppendMember(nil, in, `"status": "`, false)),
+		confidence:  string(model.AppendMember(q, in, `"confidence": `, false)),
+		turns:       string(model.AppendMember(model.AppendMember(nil, in, `"scope": "session"`, false), in, `"sourceTurns": [`, false)),
+		turnFirst:   string(model.AppendMember(model.AppendMember(nil, in+1, "{", true), in+2, `"turnId": `, true)),
+		turnNext:    string(model.AppendMember(model.AppendMember(nil, in+1, "{", false), in+2, `"turnId": `, true)),
 		turnEnd:     string(append(model.AppendLine(nil, in+1), '}')),
 		turnsEnd:    string(model.AppendLine(nil, in)),
-		lastTouched: string(member([]byte("]"), in, `"lastTouched": `, false)),
-		tags:        string(member(nil, in, `"tags": [`, false)),
-		tagFirst:    string(member(nil, in+1, "", true)),
-		tagNext:     string(member(nil, in+1, "", false)),
+		lastTouched: string(model.AppendMember([]byte("]"), in, `"lastTouched": `, false)),
+		tags:        string(model.AppendMember(nil, in, `"tags": [`, false)),
+		tagFirst:    string(model.AppendMember(nil, in+1, "", true)),
+		tagNext:     string(model.AppendMember(nil, in+1, "", false)),
 		tagsEnd:     string(append(model.AppendLine(nil, in), ']')),
 		end:         string(append(model.AppendLine(nil, depth), '}')),
 	}
@@ -134,17 +126,18 @@ type entryText struct {
 }
 
 // AppendIndented appends the entry as entryObject's members, in its order
-// (see model.Appender), its strings written by str.
-func (e *entryText) AppendIndented(b []byte, depth int, str func([]byte, string) []byte) []byte {
+// (see model.Appender), its strings written by w.
+func (e *entryText) AppendIndented(b []byte, depth int, w model.Strings) []byte {
+	str := w.String
 	in := depth + 1
-	b = strconv.AppendInt(member(append(b, '{'), in, `"seq": `, true), e.seq, 10)
-	b = str(member(b, in, `"kind": `, false), e.kind)
-	b = str(member(b, in, `"target": `, false), e.target)
-	b = str(member(b, in, `"reason": `, false), e.reason)
+	b = strconv.AppendInt(model.AppendMember(append(b, '{'), in, `"seq": `, true), e.seq, 10)
+	b = str(model.AppendMember(b, in, `"kind": `, false), e.kind)
+	b = str(model.AppendMember(b, in, `"target": `, false), e.target)
+	b = str(model.AppendMember(b, in, `"reason": `, false), e.reason)
 	if !e.disagreement {
-		b = str(member(b, in, `"timestamp": `, false), e.timestamp)
+		b = str(model.AppendMember(b, in, `"timestamp": `, false), e.timestamp)
 	}
-	b = strconv.AppendInt(member(b, in, `"at": `, false), int64(e.at), 10)
+	b = strconv.AppendInt(model.AppendMember(b, in, `"at": `, false), int64(e.at), 10)
 	return append(model.AppendLine(b, depth), '}')
 }
 

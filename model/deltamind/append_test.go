@@ -90,7 +90,7 @@ func checkListText(t *testing.T, name string, s model.State, list string) int {
 			for _, depth := range []int{0, 2, 9} { // 9: past itemLitsByDepth
 				var got []byte
 				if a, ok := o.(model.Appender); ok {
-					got = a.AppendIndented([]byte("prefix"), depth, render.AppendJSONString)[len("prefix"):]
+					got = a.AppendIndented([]byte("prefix"), depth, safeStrings)[len("prefix"):]
 				} else {
 					got = indented(t, o, depth)
 				}
@@ -117,6 +117,10 @@ func checkListText(t *testing.T, name string, s model.State, list string) int {
 	}
 	return appenders
 }
+
+// safeStrings are rewind state's string writers, as its Appenders get
+// them.
+var safeStrings = model.Strings{String: render.AppendJSONString, Literal: render.AppendJSONLiteral}
 
 // indented is v marshalled, indented by two spaces from depth, and made
 // terminal-safe, as rewind state writes a value at that depth.

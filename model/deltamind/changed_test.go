@@ -108,7 +108,7 @@ func stateTexts(t *testing.T, f model.Format, st model.State, pos int) []string 
 	lazy, _ := f.(model.StreamViews).StreamView(st).Get("items")
 	lazy.(model.Lazy).Parts(func(part func(func(any) bool)) bool {
 		part(func(o any) bool {
-			b = o.(model.Appender).AppendIndented(b, 0, render.AppendJSONString)
+			b = o.(model.Appender).AppendIndented(b, 0, model.Strings{String: render.AppendJSONString, Literal: render.AppendJSONLiteral})
 			return true
 		})
 		return true

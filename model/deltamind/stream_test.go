@@ -13,7 +13,6 @@ import (
 
 	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/model"
-	"github.com/rewind-tui/rewind/render"
 )
 
 // StreamView's items, decoded in batches on two goroutines, are View's, in
@@ -116,7 +115,7 @@ func testStreamViewParts(t *testing.T, s model.State, list string) {
 // at depth 0.
 func written(t *testing.T, o any) string {
 	if a, ok := o.(model.Appender); ok {
-		return string(a.AppendIndented(nil, 0, render.AppendJSONString))
+		return string(a.AppendIndented(nil, 0, safeStrings))
 	}
 	return string(indented(t, o, 0))
 }
