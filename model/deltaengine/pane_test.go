@@ -60,8 +60,10 @@ func marshal(t *testing.T, v model.Object) string {
 
 var noteRE = regexp.MustCompile("^\n\\*… ([0-9,]+) earlier messages? not shown \\(`rewind render` prints the whole conversation\\)\\*\n")
 
-// checkPane compares the panes' views of s (at pos) with View and Render.
-func checkPane(t *testing.T, s model.State, pos int) {
+// checkPane compares the panes' views of s (at pos) with View and Render,
+// and the items rewind state writes with View's (checkParts, whose counts
+// of Appenders it returns).
+func checkPane(t *testing.T, s model.State, pos int) map[string]int {
 	t.Helper()
 	full := s.View()
 	if got, want := marshal(t, paneFormat.PaneView(s, 1<<30)), marshal(t, full); got != want {
@@ -71,7 +73,7 @@ func checkPane(t *testing.T, s model.State, pos int) {
 	if got, want := marshal(t, Format.(model.StreamViews).StreamView(s)), marshal(t, full); got != want {
 		t.Fatalf("position %d: StreamView differs from View\n got %s\nwant %s", pos, clip(got), clip(want))
 	}
-	checkParts(t, s, pos)
+	appenders := checkParts(t, s, pos)
 	for _, n := range []int{0, 1, 5} {
 		got, want := paneFormat.PaneView(s, n), wantPaneView(t, s, n)
 		if !reflect.DeepEqual(got, want) {
@@ -147,12 +149,32 @@ func checkPane(t *testing.T, s model.State, pos int) {
 			t.Fatalf("position %d max %d: %d messages shown, %d would fit (%d bytes)", pos, max, k, k+1, more)
 		}
 	}
+	return appenders
+}
+
+// addCounts adds the counts of b to a.
+func addCounts(a, b map[string]int) {
+	for k, n := range b {
+		a[k] += n
+	}
+}
+
+// wantAppenders fails t unless rewind state wrote at least min messages
+// and min actions as Appenders (counts from checkPane).
+func wantAppenders(t *testing.T, counts map[string]int, min int) {
+	t.Helper()
+	for _, list := range []string{"messages", "actions"} {
+		if counts[list] < min {
+			t.Errorf("rewind state wrote %d %s as Appenders, want at least %d", counts[list], list, min)
+		}
+	}
 }
 
 func TestPaneFixtures(t *testing.T) {
 	paths, _ := filepath.Glob("testdata/*.jsonl")
 	runs, _ := filepath.Glob(ws + "/*/journal.jsonl")
 	paths = append(paths, runs...)
+	counts := map[string]int{}
 	for _, p := range paths {
 		t.Run(filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p), func(t *testing.T) {
 			j, err := journal.Open(p, 0)
@@ -164,7 +186,7 @@ func TestPaneFixtures(t *testing.T) {
 			checkPane(t, s, 0)
 			_ = j.Each(1, 1<<30, func(ev model.Event) error {
 				s = Format.Apply(s, ev)
-				checkPane(t, s, ev.Pos)
+				addCounts(counts, checkPane(t, s, ev.Pos))
 				return nil
 			})
 			// Without a file (readEvents): the log keeps the events' bytes.
@@ -175,11 +197,14 @@ func TestPaneFixtures(t *testing.T) {
 			}
 		})
 	}
+	wantAppenders(t, counts, 10)
 }
 
 // TestPaneHostile: seq problems, broken ids, requests without results and
 // results without requests, events with and without a file.
 func TestPaneHostile(t *testing.T) {
+	counts := map[string]int{}
+	defer wantAppenders(t, counts, 100)
 	for seed := int64(1); seed <= 3; seed++ {
 		lines := hostileLines(rand.New(rand.NewSource(seed)), 300)
 		p := filepath.Join(t.TempDir(), "hostile.jsonl")
@@ -191,7 +216,7 @@ func TestPaneHostile(t *testing.T) {
 		s := Format.Init()
 		_ = j.Each(1, 1<<30, func(ev model.Event) error {
 			s = Format.Apply(s, ev)
-			checkPane(t, s, ev.Pos)
+			addCounts(counts, checkPane(t, s, ev.Pos))
 			return nil
 		})
 		j.Close()
@@ -227,13 +252,15 @@ func TestPaneGenerated(t *testing.T) {
 	for pos := 4; pos < events; pos += 97 {
 		positions = append(positions, pos)
 	}
+	counts := map[string]int{}
 	for _, pos := range positions {
 		s, err := r.StateAt(pos)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkPane(t, s, pos)
+		addCounts(counts, checkPane(t, s, pos))
 	}
+	wantAppenders(t, counts, 1000)
 }
 
 func TestCount(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
-	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
 )
 
@@ -29,18 +28,18 @@ func (format) StreamView(s model.State) model.Object {
 	}
 	sn := st.log.snapshot(st.nLog)
 	msgs := model.Lazy{Len: st.msgs, Transient: true, At: func(i int) any { return sn.messageAt(i, st.msgs) },
-		Each: func(yield func(any) bool) { sn.streamMessages(0, sn.n, readBlock, yield) },
+		Each: func(yield func(any) bool) { sn.streamMessages(0, sn.n, readBlock, false, yield) },
 		Parts: func(yield func(func(func(any) bool)) bool) {
 			sn.parts(func(lo, hi int, span int64) bool {
-				return yield(func(y func(any) bool) { sn.streamMessages(lo, hi, span, y) })
+				return yield(func(y func(any) bool) { sn.streamMessages(lo, hi, span, true, y) })
 			})
 		},
 	}
 	actions := model.Lazy{Len: st.acts, Object: true, Transient: true,
-		Each: func(yield func(any) bool) { sn.streamActions(0, sn.n, readBlock, yield) },
+		Each: func(yield func(any) bool) { sn.streamActions(0, sn.n, readBlock, false, yield) },
 		Parts: func(yield func(func(func(any) bool)) bool) {
 			sn.parts(func(lo, hi int, span int64) bool {
-				return yield(func(y func(any) bool) { sn.streamActions(lo, hi, span, y) })
+				return yield(func(y func(any) bool) { sn.streamActions(lo, hi, span, true, y) })
 			})
 		},
 		Get: sn.actionObject, Rank: sn.actionRank,
@@ -160,12 +159,22 @@ func (s *snap) parts(fn func(lo, hi int, span int64) bool) {
 
 // streamMessages yields the messages of entries lo to hi-1 as
 // processJournalSource builds them, their strings model.Literal values
-// valid until yield returns. It reads block bytes of the journal at first.
-func (s *snap) streamMessages(lo, hi int, block int64, yield func(any) bool) {
+// valid until yield returns; with text, as messageText Appenders (for
+// StreamView's Parts). It reads block bytes of the journal at first.
+func (s *snap) streamMessages(lo, hi int, block int64, text bool, yield func(any) bool) {
 	r := s.reader(min(max(block, readBlock), maxBlock), nil)
 	defer r.release()
 	for i := lo; i < hi; i++ {
-		if s.get(i).isMessage() && !yield(r.messageObject(i)) {
+		if !s.get(i).isMessage() {
+			continue
+		}
+		var m any
+		if text {
+			m = r.messageText(i)
+		} else {
+			m = r.messageObject(i)
+		}
+		if !yield(m) {
 			return
 		}
 	}
@@ -175,51 +184,11 @@ func (s *snap) streamMessages(lo, hi int, block int64, yield func(any) bool) {
 // values pointing into r's buffer, built in r's scratch space: valid until
 // the next call.
 func (r *reader) messageObject(j int) model.Object {
-	e := r.get(j)
-	t := tActionResult
-	switch e.kind() {
-	case kUser:
-		t = tUserMessage
-	case kThought:
-		t = tThought
-	}
-	sc := r.scratch()
-	l, bad := r.lineCalls(e, t, &sc.calls)
-	literal := sc.literal
-	if bad != "" {
+	m, ok := r.readMessage(j)
+	if !ok {
 		return r.message(j).object()
 	}
-	p := &l.p
-	switch t {
-	case tActionResult:
-		return sc.object(
-			model.Field{Key: "role", Value: "tool"},
-			model.Field{Key: "content", Value: literal(p.s[2])},
-			model.Field{Key: "tool_call_id", Value: literal(p.s[0])})
-	case tUserMessage:
-		return sc.object(model.Field{Key: "role", Value: "user"}, model.Field{Key: "content", Value: literal(p.s[0])})
-	}
-	var content any
-	if !decodesEmpty(p.s[0]) {
-		content = literal(p.s[0])
-	}
-	if !p.hasCalls() {
-		return sc.object(model.Field{Key: "role", Value: "assistant"}, model.Field{Key: "content", Value: content})
-	}
-	calls := sc.items[:0]
-	for _, c := range sc.calls {
-		calls = append(calls, sc.object(
-			model.Field{Key: "id", Value: literal(c.id)},
-			model.Field{Key: "type", Value: literal(c.typ)},
-			model.Field{Key: "function", Value: sc.object(
-				model.Field{Key: "name", Value: literal(c.name)},
-				model.Field{Key: "arguments", Value: literal(c.args)})}))
-	}
-	sc.items = calls
-	return sc.object(
-		model.Field{Key: "role", Value: "assistant"},
-		model.Field{Key: "content", Value: content},
-		model.Field{Key: "tool_calls", Value: calls})
+	return m.object(r.sc)
 }
 
 // scratch is where a reader builds the objects of a Transient list: each
@@ -230,6 +199,8 @@ type scratch struct {
 	lits   []model.Literal
 	items  []any
 	calls  []rawCall
+	msg    messageText // the item of a messages part (see messageText)
+	act    actionText  // the item of an actions part
 }
 
 // scratch returns r's scratch space, emptied of the last item's fields.
@@ -268,9 +239,10 @@ func (sc *scratch) literal(v []byte) any {
 
 // streamActions yields the actions first requested or answered in entries
 // lo to hi-1 as model.Field values, action id and object, the object's
-// strings model.Literal values valid until yield returns. It reads block
-// bytes of the journal at first.
-func (s *snap) streamActions(lo, hi int, block int64, yield func(any) bool) {
+// strings model.Literal values valid until yield returns; with text, most
+// objects as actionText Appenders (see actionField). It reads block bytes
+// of the journal at first.
+func (s *snap) streamActions(lo, hi int, block int64, text bool, yield func(any) bool) {
 	// One reader for the requests, and for the results it holds; one for
 	// the other results: the fields of both events stay in their buffers
 	// while the action is written.
@@ -282,7 +254,7 @@ func (s *snap) streamActions(lo, hi int, block int64, yield func(any) bool) {
 		if !s.get(i).has(fFirst) {
 			continue
 		}
-		f, ok := actionField(reqr, resr, i)
+		f, ok := actionField(reqr, resr, i, text)
 		if !ok {
 			a, _ := reqr.action(reqr.info(i).id)
 			f = model.Field{Key: a.id, Value: a.object()}
@@ -293,12 +265,13 @@ func (s *snap) streamActions(lo, hi int, block int64, yield func(any) bool) {
 	}
 }
 
-// actionField returns the action whose first entry is i as action(id)
-// and its object() give it, with the strings as model.Literal values
+// readAction reads the action whose first entry is i, as action(id)
+// gives it, into reqr's scratch (valid until its next item), its literals
 // pointing into the readers' buffers: the request read with reqr, the
-// result with reqr when it holds it already, or else with resr. ok is false when an event cannot be read back as the
-// fold read it (the caller decodes the action then).
-func actionField(reqr, resr *reader, i int) (f model.Field, ok bool) {
+// result with reqr when it holds it already, or else with resr. ok is
+// false when an event cannot be read back as the fold read it (the caller
+// decodes the action then).
+func readAction(reqr, resr *reader, i int) (id string, a *actionText, ok bool) {
 	first := reqr.get(i)
 	fr, ft := reqr, tActionRequest
 	if first.kind() == kResult {
@@ -306,11 +279,11 @@ func actionField(reqr, resr *reader, i int) (f model.Field, ok bool) {
 	}
 	fl, bad := fr.line(first, ft)
 	if bad != "" {
-		return f, false
+		return "", nil, false
 	}
-	id := str(fl.p.s[0])
+	id = str(fl.p.s[0])
 	if keyOf([]byte(id)).check != first.check() {
-		return f, false // not the id the fold read there
+		return "", nil, false // not the id the fold read there
 	}
 	// The entries of the id from its first one on, as request(id) would
 	// find them from the last one back, without looking the id up.
@@ -328,7 +301,7 @@ func actionField(reqr, resr *reader, i int) (f model.Field, ok bool) {
 	var rl, sl line
 	if req >= 0 {
 		if rl, bad = reqr.lineAt(req, i, fl, tActionRequest); bad != "" {
-			return f, false
+			return "", nil, false
 		}
 	}
 	if res >= 0 {
@@ -337,43 +310,39 @@ func actionField(reqr, resr *reader, i int) (f model.Field, ok bool) {
 			r = reqr
 		}
 		if sl, bad = r.lineAt(res, i, fl, tActionResult); bad != "" {
-			return f, false
+			return "", nil, false
 		}
 	}
-	sc := reqr.scratch()
-	literal := sc.literal
-	var args any = model.Object{}
-	var toolName, command, status, obs, requested, result any = "", "", "", nil, nil, nil
+	a = &reqr.scratch().act
+	*a = actionText{}
 	if req >= 0 {
 		p := &rl.p
-		toolName, command, status = literal(p.s[1]), literal(p.s[2]), "PENDING"
-		if len(p.x) > 0 {
-			if o, ok := argsObject(p.x, sc); ok {
-				args = o
-			} else if v, err := model.FromRaw(p.x); err == nil {
-				args = v
-			}
-		}
-		if n, ok, _ := seqNum(rl.seq); ok {
-			requested = n
-		}
+		a.toolName, a.command, a.status, a.args = p.s[1], p.s[2], pendingLit, p.x
+		a.requested, a.hasRequested, _ = seqNum(rl.seq)
 	}
 	if res >= 0 {
 		p := &sl.p
-		status, obs = literal(p.s[1]), literal(p.s[2])
-		if n, ok, _ := seqNum(sl.seq); ok {
-			result = n
-		}
+		a.status, a.obs, a.hasObs = p.s[1], p.s[2], true
+		a.result, a.hasResult, _ = seqNum(sl.seq)
 	}
-	return model.Field{Key: id, Value: sc.object(
-		model.Field{Key: "tool_name", Value: toolName},
-		model.Field{Key: "tool_args", Value: args},
-		model.Field{Key: "resolved_command", Value: command},
-		model.Field{Key: "status", Value: status},
-		model.Field{Key: "observation", Value: obs},
-		model.Field{Key: "requested_at", Value: requested},
-		model.Field{Key: "result_at", Value: result},
-	)}, true
+	return id, a, true
+}
+
+// actionField returns the action whose first entry is i as action(id)
+// and its object() give it, with the strings as model.Literal values
+// pointing into the readers' buffers (see readAction); with text, the
+// member's value is an actionText when it can write the action's
+// arguments (eachArg), and the object otherwise. ok is false when an
+// event cannot be read back as the fold read it.
+func actionField(reqr, resr *reader, i int, text bool) (f model.Field, ok bool) {
+	id, a, ok := readAction(reqr, resr, i)
+	if !ok {
+		return f, false
+	}
+	if text && eachArg(a.args, func(_, _ []byte) {}) {
+		return model.Field{Key: id, Value: a}, true
+	}
+	return model.Field{Key: id, Value: a.object(reqr.sc)}, true
 }
 
 // argsObject returns the tool_args v as model.FromRaw decodes it, with its
@@ -388,55 +357,25 @@ func argsObject(v []byte, sc *scratch) (o model.Object, ok bool) {
 	}
 	var buf [8]model.Field
 	fs := buf[:0]
-	end := members(v, 0, nil, func(name []byte, _, vs int) int {
-		if !plainName(name) {
-			return -1
-		}
-		key := string(name)
-		for _, f := range fs {
-			if f.Key == key {
-				return -1
-			}
-		}
-		var val any
-		e := -1
-		switch c := v[vs]; {
-		case c == '"':
-			if e = skipString(v, vs); e > 0 && strictLiteral(v[vs+1:e-1]) {
-				if sc != nil {
-					val = sc.literal(v[vs:e])
-				} else {
-					val = model.Literal(v[vs:e])
-				}
+	if !eachArg(v, func(name, val []byte) {
+		var x any
+		switch val[0] {
+		case '"':
+			if sc != nil {
+				x = sc.literal(val)
 			} else {
-				e = -1
+				x = model.Literal(val)
 			}
-		case c == 't', c == 'f', c == 'n':
-			for _, w := range []string{"true", "false", "null"} {
-				if len(v)-vs >= len(w) && string(v[vs:vs+len(w)]) == w {
-					e = vs + len(w)
-					switch w[0] {
-					case 't':
-						val = true
-					case 'f':
-						val = false
-					}
-				}
-			}
-		case c == '-' || c >= '0' && c <= '9':
-			if e = rawjson.NumberEnd(v, vs); e > 0 {
-				val = json.Number(v[vs:e])
-			}
+		case 't':
+			x = true
+		case 'f':
+			x = false
+		case 'n': // null
+		default:
+			x = json.Number(val)
 		}
-		if e > 0 && e < len(v) && !delim(v[e]) {
-			e = -1 // "true1", "1x"
-		}
-		if e > 0 {
-			fs = append(fs, model.Field{Key: key, Value: val})
-		}
-		return e
-	})
-	if end != len(v) {
+		fs = append(fs, model.Field{Key: string(name[1 : len(name)-1]), Value: x})
+	}) {
 		return nil, false
 	}
 	if sc != nil {

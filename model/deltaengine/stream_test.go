@@ -11,10 +11,13 @@ import (
 
 	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/render"
 )
 
 // argsObject reads the usual tool_args without model.FromRaw; whatever it
-// accepts must be what FromRaw gives, written out byte for byte.
+// accepts must be what FromRaw gives, written out byte for byte; and an
+// action whose arguments they are writes itself (actionText) as rewind
+// state writes its object.
 func FuzzArgsObject(f *testing.F) {
 	for _, s := range []string{
 		`{}`, ` {}`, `{"command":"git status --short"}`, `{"path":"a.go","line":42,"force":true,"x":null,"n":-1.5e+3}`,
@@ -39,15 +42,24 @@ func FuzzArgsObject(f *testing.F) {
 		if err1 != nil || err2 != nil || string(g) != string(w) {
 			t.Fatalf("argsObject(%q) = %s (%v), FromRaw gives %s (%v)", v, g, err1, w, err2)
 		}
+		a := &actionText{args: v, status: pendingLit}
+		text, _ := itemsText(t, func(y func(any) bool) { y(a) }, 1)
+		obj, _ := itemsText(t, func(y func(any) bool) { y(a.object(&scratch{})) }, 1)
+		if text != obj {
+			t.Fatalf("an action of arguments %q writes itself as\n%s\nits object as\n%s", v, text, obj)
+		}
 	})
 }
 
 // checkParts checks that rewind state, which makes the parts of
-// StreamView's lists at the same time, gets Each's items from them: the
-// parts' items, each marshalled as it comes (they are Transient), are
-// Each's, for parts of one entry and of a few events.
-func checkParts(t *testing.T, s model.State, pos int) {
+// StreamView's lists at the same time, writes Each's items from them: the
+// parts' items, each written as it comes (they are Transient) at two
+// depths, an Appender as it writes itself, are Each's written as rewind
+// state writes them, for parts of one entry and of a few events. It
+// returns how many items of each list the parts gave as Appenders.
+func checkParts(t *testing.T, s model.State, pos int) map[string]int {
 	t.Helper()
+	counts := map[string]int{}
 	defer func(span int64) { partSpan = span }(partSpan)
 	for _, span := range []int64{1, 2 << 10} {
 		partSpan = span
@@ -59,24 +71,69 @@ func checkParts(t *testing.T, s model.State, pos int) {
 			if l.Parts == nil || !l.Transient {
 				t.Fatalf("position %d: %s is a Lazy without Parts or not Transient", pos, f.Key)
 			}
-			want := itemsJSON(t, l.Each)
 			var parts []func(func(any) bool)
 			l.Parts(func(part func(func(any) bool)) bool {
 				parts = append(parts, part)
 				return true
 			})
-			got := make([]string, len(parts))
-			var wg sync.WaitGroup
-			for i, part := range parts {
-				wg.Go(func() { got[i] = itemsJSON(t, part) })
-			}
-			wg.Wait()
-			if g := strings.Join(got, ""); g != want {
-				t.Fatalf("position %d: the %d parts of %s (span %d) give\n%s\nEach gives\n%s", pos, len(parts), f.Key, span, clip(g), clip(want))
+			for _, depth := range []int{0, 3} {
+				want, _ := itemsText(t, l.Each, depth)
+				got := make([]string, len(parts))
+				appenders := make([]int, len(parts))
+				var wg sync.WaitGroup
+				for i, part := range parts {
+					wg.Go(func() { got[i], appenders[i] = itemsText(t, part, depth) })
+				}
+				wg.Wait()
+				if g := strings.Join(got, ""); g != want {
+					t.Fatalf("position %d: the %d parts of %s (span %d, depth %d) write\n%s\nEach's items are\n%s", pos, len(parts), f.Key, span, depth, clip(g), clip(want))
+				}
+				for _, n := range appenders {
+					counts[f.Key] += n
+				}
 			}
 		}
 	}
+	return counts
 }
+
+// itemsText writes the items each yields, each one as it comes, as rewind
+// state writes an item at depth: an Appender as it writes itself (with
+// rewind state's string writers), any other value marshalled, indented
+// and made terminal-safe; a member with its name first. It returns how
+// many were Appenders.
+func itemsText(t *testing.T, each func(func(any) bool), depth int) (string, int) {
+	var b []byte
+	appenders := 0
+	each(func(v any) bool {
+		if f, ok := v.(model.Field); ok {
+			b = append(append(b, f.Key...), '=')
+			v = f.Value
+		}
+		if a, ok := v.(model.Appender); ok {
+			b = a.AppendIndented(b, depth, safeStrings)
+			appenders++
+		} else {
+			raw, err := model.Marshal(v)
+			var ind bytes.Buffer
+			if err == nil {
+				err = json.Indent(&ind, raw, strings.Repeat("  ", depth), "  ")
+			}
+			if err != nil {
+				t.Error(err)
+				return false
+			}
+			b = append(b, render.SafeJSON(ind.Bytes())...)
+		}
+		b = append(b, '\n')
+		return true
+	})
+	return string(b), appenders
+}
+
+// safeStrings are rewind state's string writers, as its Appenders get
+// them.
+var safeStrings = model.Strings{String: render.AppendJSONString, Literal: render.AppendJSONLiteral}
 
 // itemsJSON marshals the items each yields, each one as it comes.
 func itemsJSON(t *testing.T, each func(func(any) bool)) string {
