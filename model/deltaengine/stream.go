@@ -201,6 +201,7 @@ type scratch struct {
 	calls  []rawCall
 	msg    messageText // the item of a messages part (see messageText)
 	act    actionText  // the item of an actions part
+	args   []arg       // its arguments (actionText.readArgs)
 }
 
 // scratch returns r's scratch space, emptied of the last item's fields.
@@ -332,15 +333,19 @@ func readAction(reqr, resr *reader, i int) (id string, a *actionText, ok bool) {
 // and its object() give it, with the strings as model.Literal values
 // pointing into the readers' buffers (see readAction); with text, the
 // member's value is an actionText when it can write the action's
-// arguments (eachArg), and the object otherwise. ok is false when an
+// arguments (readArgs), and the object otherwise. ok is false when an
 // event cannot be read back as the fold read it.
 func actionField(reqr, resr *reader, i int, text bool) (f model.Field, ok bool) {
 	id, a, ok := readAction(reqr, resr, i)
 	if !ok {
 		return f, false
 	}
-	if text && eachArg(a.args, func(_, _ []byte) {}) {
-		return model.Field{Key: id, Value: a}, true
+	if text {
+		ok := a.readArgs(reqr.sc.args)
+		reqr.sc.args = a.list // its space, for the next action
+		if ok {
+			return model.Field{Key: id, Value: a}, true
+		}
 	}
 	return model.Field{Key: id, Value: a.object(reqr.sc)}, true
 }

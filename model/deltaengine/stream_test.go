@@ -43,6 +43,9 @@ func FuzzArgsObject(f *testing.F) {
 			t.Fatalf("argsObject(%q) = %s (%v), FromRaw gives %s (%v)", v, g, err1, w, err2)
 		}
 		a := &actionText{args: v, status: pendingLit}
+		if !a.readArgs(nil) {
+			t.Fatalf("argsObject reads %q, an action cannot write it (readArgs)", v)
+		}
 		text, _ := itemsText(t, func(y func(any) bool) { y(a) }, 1)
 		obj, _ := itemsText(t, func(y func(any) bool) { y(a.object(&scratch{})) }, 1)
 		if text != obj {

@@ -159,34 +159,47 @@ func (m *messageText) object(sc *scratch) model.Object {
 type actionText struct {
 	toolName, command, status, obs []byte // as the lines hold them (see appendLit)
 	hasObs                         bool   // obs is the result's; else null
-	// args is the request's tool_args as written (nil: none, {}), an
-	// object eachArg reads.
+	// args is the request's tool_args as written (nil: none, {}); list,
+	// their members as eachArg reads them (readArgs), which AppendIndented
+	// writes.
 	args                    []byte
+	list                    []arg
 	requested, result       int64
 	hasRequested, hasResult bool
+}
+
+// arg is a member of tool_args as eachArg gives it: its name, quoted, and
+// its value, both as written.
+type arg struct{ name, val []byte }
+
+// readArgs reads a's arguments into a.list (in buf's space), and reports
+// whether AppendIndented can write them: whether eachArg reads them.
+func (a *actionText) readArgs(buf []arg) bool {
+	list := buf[:0]
+	ok := eachArg(a.args, func(name, val []byte) { list = append(list, arg{name, val}) })
+	a.list = list
+	return ok
 }
 
 // pendingLit is the status of an action requested and not answered.
 var pendingLit = []byte(`"PENDING"`)
 
 // AppendIndented appends the action as actionField's object, its members
-// in their order (see model.Appender), its strings written by w.
+// in their order (see model.Appender), its strings written by w; its
+// arguments are a.list (readArgs).
 func (a *actionText) AppendIndented(b []byte, depth int, w model.Strings) []byte {
 	in := depth + 1
 	b = appendLit(model.AppendMember(append(b, '{'), in, `"tool_name": `, true), a.toolName, w)
 	b = model.AppendMember(b, in, `"tool_args": {`, false)
-	n := 0
-	eachArg(a.args, func(name, val []byte) {
-		b = w.Literal(model.AppendMember(b, in+1, "", n == 0), name)
-		b = append(b, ": "...)
-		if val[0] == '"' {
-			b = w.Literal(b, val)
+	for k, m := range a.list {
+		b = append(w.Literal(model.AppendMember(b, in+1, "", k == 0), m.name), ": "...)
+		if m.val[0] == '"' {
+			b = w.Literal(b, m.val)
 		} else {
-			b = append(b, val...) // a number, true, false or null, as written
+			b = append(b, m.val...) // a number, true, false or null, as written
 		}
-		n++
-	})
-	if n > 0 {
+	}
+	if len(a.list) > 0 {
 		b = model.AppendLine(b, in)
 	}
 	b = append(b, '}')
