@@ -125,7 +125,10 @@ func runTUITarget(ctx context.Context, g *globalFlags, t journal.Target, o tuiOp
 		FirstFrame: resume,
 		Fold:       fold,
 	})
-	p := tea.NewProgram(m, tea.WithContext(ctx))
+	// The color profile is lipgloss's, detected once at its start for
+	// stdout: Bubble Tea would detect it again, and in tmux that runs
+	// "tmux info", 5-15 ms before the first screen.
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithColorProfile(lipgloss.Writer.Profile))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("terminal UI: %w", err)
 	}

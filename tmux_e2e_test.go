@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -245,4 +247,41 @@ func TestTmuxDiffOverlay(t *testing.T) {
 	}
 	s.send("q")
 	s.waitFor("REWIND-EXITED 0")
+}
+
+// The TUI colors its screen in a terminal that has colors, and in one
+// where NO_COLOR is set it writes no color at all (bold and reverse
+// stay): the color profile the program renders with follows the
+// terminal and the environment, as detected at its start.
+func TestTmuxColorsFollowNoColor(t *testing.T) {
+	bin := rewindBin(t)
+	colors := func(noColor string) map[string]int {
+		s := newTmux(t, 140, 40, "env TERM=xterm-256color NO_COLOR="+noColor+" '"+bin+"' '"+streamFile+"'; echo REWIND-EXITED $?; sleep 60")
+		s.waitFor("Timeline · durable-stream", "State after #")
+		out, err := s.tmux("capture-pane", "-e", "-p", "-t", s.name).Output()
+		if err != nil {
+			t.Fatalf("capture-pane -e: %v", err)
+		}
+		s.send("q")
+		s.waitFor("REWIND-EXITED 0")
+		found := map[string]int{}
+		for _, sgr := range regexp.MustCompile(`\x1b\[([0-9;:]*)m`).FindAllStringSubmatch(string(out), -1) {
+			// A foreground or background color: 30-37, 40-47, 90-97,
+			// 100-107, or 38/48 with a palette index or RGB.
+			for _, p := range strings.FieldsFunc(sgr[1], func(r rune) bool { return r == ';' || r == ':' }) {
+				n, _ := strconv.Atoi(p)
+				if n >= 30 && n <= 38 || n >= 40 && n <= 48 || n >= 90 && n <= 97 || n >= 100 && n <= 107 {
+					found[sgr[0]]++
+					break
+				}
+			}
+		}
+		return found
+	}
+	if c := colors(""); len(c) < 3 {
+		t.Errorf("without NO_COLOR the screen has %d colors (%v), want several", len(c), c)
+	}
+	if c := colors("1"); len(c) != 0 {
+		t.Errorf("with NO_COLOR=1 the screen has colors: %v", c)
+	}
 }
