@@ -8,8 +8,6 @@ import (
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -26,18 +24,6 @@ const maxCachedWidths = 8
 // DefaultWidth is the wrap width [Markdown.Render] uses when it is given a
 // width below 1.
 const DefaultWidth = 80
-
-// A fenced code block without a language is plain text, as GitHub shows
-// it. glamour asks chroma for the lexer of the block's language, and for
-// "" chroma matched the file name patterns of all its lexers and then ran
-// every lexer's analyser over the block, to fall back on plain text for
-// the blocks rewind writes (tool calls and outputs): 5-6 ms a block, 90 of
-// the 120 ms that the projection pane of a Delta Engine journal's first
-// screen took (16 blocks). A lexer registered under the name "" is found
-// at once.
-func init() {
-	lexers.Register(chroma.MustNewLexer(&chroma.Config{Name: ""}, lexers.PlaintextRules))
-}
 
 // Markdown renders Markdown for the terminal with glamour, using a fixed
 // dark or light style (never the terminal's auto-detected one, and never
@@ -137,10 +123,17 @@ func (m *Markdown) take(width int) (*renderer, error) {
 		return r, nil
 	}
 	m.mu.Unlock()
-	style := styles.LightStyleConfig
+	style, code := styles.LightStyleConfig, "235"
 	if m.dark {
-		style = styles.DarkStyleConfig
+		style, code = styles.DarkStyleConfig, "251"
 	}
+	// Code blocks without a theme: glamour writes them itself, in the
+	// colour chroma's theme gave their text (#2A2A2A, #C4C4C4), and does
+	// not call chroma, which rewind is built without (see
+	// third_party/nochroma). The blocks rewind writes are tool calls and
+	// outputs, plain text; the generic format's events, JSON, are no
+	// longer coloured by token.
+	style.CodeBlock.Chroma, style.CodeBlock.Theme, style.CodeBlock.Color = nil, "", &code
 	tr, err := glamour.NewTermRenderer(
 		glamour.WithStyles(style),
 		glamour.WithWordWrap(width),
