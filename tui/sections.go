@@ -76,7 +76,22 @@ func (r *sectionRenderer) RenderTop(doc string, width, lines int) (out string, r
 	n, got := 0, 0
 	var outs []string
 	for n < len(secs) && (got < lines || r.cached(secs[n], width)) {
-		k := min(len(secs), n+renderers())
+		// A batch ends with the section whose source lines, added to
+		// what is rendered, fill the pane: a section rendered beside it
+		// is not shown, and the batch waits for the longest (Durable
+		// Stream's tasks after its epics: 20 of the first screen's 60
+		// ms). A section of source lines renders to about as many lines
+		// or more (a paragraph's lines can join: then the loop renders
+		// another batch).
+		k, est := n, got
+		for k < len(secs) && k < n+renderers() {
+			if !r.cached(secs[k], width) {
+				est += strings.Count(secs[k], "\n")
+			}
+			if k++; est >= lines {
+				break
+			}
+		}
 		batch, cut := secs[n:k], false
 		// A long list (DeltaMind's goals, 16 KiB of one section) is
 		// rendered as far as it fills the pane: its rest comes with the
@@ -95,7 +110,7 @@ func (r *sectionRenderer) RenderTop(doc string, width, lines int) (out string, r
 			err = e
 		}
 		for _, s := range o {
-			got += strings.Count(s, "\n") + 1
+			got += shown(s)
 		}
 		outs = append(outs, o...)
 		if cut {
@@ -241,6 +256,22 @@ func join(out []string, more bool) string {
 		out[i] = strings.Join(lines[a:b], "\n")
 	}
 	return strings.Join(out, "\n\n")
+}
+
+// shown is how many lines a rendered section adds to what join gives: its
+// lines inside glamour's frame of blank lines, and the blank line after
+// them. (Counting the frame too, RenderTop once stopped at 13 lines for a
+// pane of 20.)
+func shown(s string) int {
+	lines := strings.Split(s, "\n")
+	a, b := 0, len(lines)
+	for a < b && blank(lines[a]) {
+		a++
+	}
+	for b > a && blank(lines[b-1]) {
+		b--
+	}
+	return b - a + 1
 }
 
 // blank reports whether a rendered line shows nothing.

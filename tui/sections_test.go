@@ -98,6 +98,35 @@ func TestRenderTopOfALongList(t *testing.T) {
 	}
 }
 
+// Once the sections rendered and those being rendered fill the pane, the
+// next is left for later, even when a CPU is free to render it beside
+// them: the first screen of Durable Stream waited for its tasks, a long
+// list below the epics that already filled the pane. (The epics are the
+// fifth section: with two, three or four renderers, the tasks came in
+// their batch.)
+func TestRenderTopStopsAtThePane(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("# Durable Stream\n\n> Events: 2154 | Pending: 0\n\n## Pending checkpoints\n\nNone.\n\n## Active intents\n\nNone.\n\n## Ledger\n\n### Epics\n\n")
+	for i := range 15 {
+		fmt.Fprintf(&doc, "- **epic_%d**: Token refresh flow\n  - completed: Token refresh flow done\n", i)
+	}
+	tasks := "### Tasks\n"
+	doc.WriteString("\n" + tasks + "\n")
+	for i := range 40 {
+		fmt.Fprintf(&doc, "- **task_%d**: Write migration\n  - completed, epic epic_%d\n", i, i/3)
+	}
+	checkTop(t, doc.String(), 20)
+	r := newSectionRenderer(render.NewMarkdown(true))
+	if _, rest, err := r.RenderTop(doc.String(), 70, 20); err != nil || !rest {
+		t.Fatalf("RenderTop: rest %v, err %v; want the tasks left out", rest, err)
+	}
+	for sec := range r.cache {
+		if strings.HasPrefix(sec, tasks) {
+			t.Fatalf("the tasks were rendered for a pane the epics fill:\n%s", sec)
+		}
+	}
+}
+
 // checkTop checks that RenderTop(doc, 70, lines) is the top of Render's
 // whole, lines or more and not half of it; that the rest rendered after it
 // is the whole; and that with every section cached it is the whole.
