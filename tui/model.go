@@ -111,6 +111,10 @@ type Model struct {
 	// latest is gen, for the renders of a projection's rest that run off
 	// the UI goroutine: one whose state is no longer the latest stops.
 	latest *atomic.Int64
+	// early is the first state's work, started with the session, before
+	// the terminal's size is known (see startEarly); the first request
+	// takes it.
+	early *earlyState
 	// stateBusy is set while a state request runs; stateQueued when
 	// another was asked for meanwhile.
 	stateBusy, stateQueued bool
@@ -200,6 +204,7 @@ func (m *Model) setSession(s *app.Session) {
 	m.follow = true
 	m.newCount = 0
 	m.doc = 0
+	m.early = startEarly(s, m.tl.pos(), m.dataGen, s.F.Docs()[0])
 	m.tr = newTree(m.st)
 	m.initTravel()
 	m.notice = strings.Join(s.Notes, "; ")
@@ -302,38 +307,26 @@ func (m *Model) requestState() tea.Cmd {
 	}
 	m.stateBusy = true
 	gen, dg, pos := m.gen, m.dataGen, m.tl.pos()
-	r, f := m.sess.R, m.sess.F
-	docs := f.Docs()
+	docs := m.sess.F.Docs()
 	doc := docs[m.doc%len(docs)]
 	width, height := m.proj.Width(), m.proj.Height()
 	secs := m.secs
 	bp := m.tv.bp
 	sess := m.sess
+	early := m.early
+	m.early = nil
 	return func() tea.Msg {
-		s, err := r.StateAt(pos)
-		if err != nil {
-			return stateMsg{gen: gen, dataGen: dg, pos: pos, err: err}
-		}
-		// Formats whose states grow with the journal give the panes a
-		// window of the state and the end of the projection, and say what
-		// an event changed without building views (replay.Toucher).
-		obj := model.PaneStateJSON(f, s, pos, paneItems)
-		var changed map[string]replay.Op
-		if pos > 0 {
-			if prev, err := r.StateAt(pos - 1); err == nil {
-				if t, ok := s.(replay.Toucher); ok {
-					changed = touchedOps(t.Touched(prev), model.PaneStateJSON(f, prev, pos, paneItems))
-				} else {
-					changed = replay.ChangedPaths(model.PaneStateJSON(f, prev, pos, paneItems), obj)
-				}
-			}
-		}
-		var text string
-		if pv, ok := f.(model.PaneViews); ok {
-			text = answeredNote(sess, s) + pv.PaneRender(s, doc, maxPaneDoc)
+		var w stateWork
+		if early != nil && early.pos == pos && early.dataGen == dg && early.doc == doc {
+			<-early.done
+			w = early.w
 		} else {
-			text = fitDoc(answeredNote(sess, s)+f.Render(s, doc), maxPaneDoc, model.IsLogDoc(f, doc))
+			w = workState(sess, pos, doc)
 		}
+		if w.err != nil {
+			return stateMsg{gen: gen, dataGen: dg, pos: pos, err: w.err}
+		}
+		s, obj, changed, text := w.s, w.obj, w.changed, w.text
 		// The top of the projection first, as much as fills the pane; the
 		// rest comes after (restMsg) unless it is rendered already.
 		out, rest, err := secs.RenderTop(render.Text(text), width, height)
@@ -347,10 +340,74 @@ func (m *Model) requestState() tea.Cmd {
 		if bp != nil {
 			// The expression sees the whole state, not the pane's window,
 			// made as far as it reads it, from the state checked before.
-			hit = bp.match(f, s, pos, dg)
+			hit = bp.match(sess.F, s, pos, dg)
 		}
 		return stateMsg{gen: gen, dataGen: dg, pos: pos, obj: obj, changed: changed, md: out, rest: text, width: width, bp: hit}
 	}
+}
+
+// stateWork is what a state request computes before the projection is
+// rendered to the pane's size: the state at a position, the state pane's
+// object, what the position's event changed there, and the projection's
+// text.
+type stateWork struct {
+	s       model.State
+	obj     model.Object
+	changed map[string]replay.Op
+	text    string
+	err     error
+}
+
+// workState computes the stateWork of position pos of sess, with its
+// projection doc. It reads the session's replay, safe for concurrent use.
+func workState(sess *app.Session, pos int, doc string) stateWork {
+	r, f := sess.R, sess.F
+	s, err := r.StateAt(pos)
+	if err != nil {
+		return stateWork{err: err}
+	}
+	// Formats whose states grow with the journal give the panes a
+	// window of the state and the end of the projection, and say what
+	// an event changed without building views (replay.Toucher).
+	w := stateWork{s: s, obj: model.PaneStateJSON(f, s, pos, paneItems)}
+	if pos > 0 {
+		if prev, err := r.StateAt(pos - 1); err == nil {
+			if t, ok := s.(replay.Toucher); ok {
+				w.changed = touchedOps(t.Touched(prev), model.PaneStateJSON(f, prev, pos, paneItems))
+			} else {
+				w.changed = replay.ChangedPaths(model.PaneStateJSON(f, prev, pos, paneItems), w.obj)
+			}
+		}
+	}
+	if pv, ok := f.(model.PaneViews); ok {
+		w.text = answeredNote(sess, s) + pv.PaneRender(s, doc, maxPaneDoc)
+	} else {
+		w.text = fitDoc(answeredNote(sess, s)+f.Render(s, doc), maxPaneDoc, model.IsLogDoc(f, doc))
+	}
+	return w
+}
+
+// earlyState is the stateWork of a session's first position, started
+// when the session is shown, on a goroutine of its own: the first state
+// request waits for the terminal's size (tea.WindowSizeMsg, the pane's
+// width for the projection), and Bubble Tea takes 7-10 ms to start and
+// send it, in which the state is folded and its panes' text made (1 GB
+// journals: 5-20 ms). done is closed once w is set.
+type earlyState struct {
+	pos, dataGen int
+	doc          string
+	done         chan struct{}
+	w            stateWork
+}
+
+// startEarly starts the stateWork of position pos of sess.
+func startEarly(sess *app.Session, pos, dataGen int, doc string) *earlyState {
+	e := &earlyState{pos: pos, dataGen: dataGen, doc: doc, done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		e.w = workState(sess, pos, doc)
+	}()
+	return e
 }
 
 // paneItems is how many of the last items of a list that grows with the

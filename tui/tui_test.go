@@ -336,3 +336,53 @@ func TestProjectionRestFollowsItsTop(t *testing.T) {
 	}
 	w.quit(t)
 }
+
+// The first state is worked out while the terminal's size is on its way
+// (startEarly). The first screen shows the state of the event selected
+// when the size comes: the last one, or, after a move made before it,
+// the one moved to, not the one worked out early.
+func TestFirstStateIsTheSelectedOne(t *testing.T) {
+	first := func(m Model) stateMsg {
+		t.Helper()
+		_, cmd := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		cmds := []tea.Cmd{cmd}
+		for len(cmds) > 0 {
+			c := cmds[0]
+			cmds = cmds[1:]
+			if c == nil {
+				continue
+			}
+			switch msg := c().(type) {
+			case stateMsg:
+				return msg
+			case tea.BatchMsg:
+				cmds = append(cmds, msg...)
+			}
+		}
+		t.Fatal("no state was asked for when the size came")
+		return stateMsg{}
+	}
+	projection := map[bool]string{}
+	for _, moved := range []bool{false, true} {
+		m := openModel(t, deltaCompleted)
+		if m.early == nil {
+			t.Fatal("no early state for a session")
+		}
+		want, status := 13, "COMPLETED"
+		if moved {
+			m.tl.selectRecord(0)
+			want, status = 1, "RUNNING"
+		}
+		msg := first(m)
+		if msg.err != nil || msg.pos != want {
+			t.Fatalf("moved %v: first state at %d (%v), want %d", moved, msg.pos, msg.err, want)
+		}
+		if st, _ := msg.obj.Get("status"); !strings.Contains(fmt.Sprint(st), status) {
+			t.Errorf("moved %v: state after #%d has status %v, want %s", moved, want, st, status)
+		}
+		projection[moved] = ansi.Strip(msg.md)
+	}
+	if projection[false] == projection[true] {
+		t.Errorf("the projection of #1 is the one of #13:\n%s", projection[true])
+	}
+}
