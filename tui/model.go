@@ -390,7 +390,7 @@ func workState(sess *app.Session, pos int, doc string) stateWork {
 // earlyState is the stateWork of a session's first position, started
 // when the session is shown, on a goroutine of its own: the first state
 // request waits for the terminal's size (tea.WindowSizeMsg, the pane's
-// width for the projection), and Bubble Tea takes 7-10 ms to start and
+// width for the projection), and Bubble Tea takes 7-20 ms to start and
 // send it, in which the state is folded and its panes' text made (1 GB
 // journals: 5-20 ms). done is closed once w is set.
 type earlyState struct {
