@@ -255,6 +255,7 @@ func TestTmuxDiffOverlay(t *testing.T) {
 // terminal and the environment, as detected at its start.
 func TestTmuxColorsFollowNoColor(t *testing.T) {
 	bin := rewindBin(t)
+	sgrs := regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
 	colors := func(noColor string) map[string]int {
 		s := newTmux(t, 140, 40, "env TERM=xterm-256color NO_COLOR="+noColor+" '"+bin+"' '"+streamFile+"'; echo REWIND-EXITED $?; sleep 60")
 		s.waitFor("Timeline · durable-stream", "State after #")
@@ -265,7 +266,7 @@ func TestTmuxColorsFollowNoColor(t *testing.T) {
 		s.send("q")
 		s.waitFor("REWIND-EXITED 0")
 		found := map[string]int{}
-		for _, sgr := range regexp.MustCompile(`\x1b\[([0-9;:]*)m`).FindAllStringSubmatch(string(out), -1) {
+		for _, sgr := range sgrs.FindAllStringSubmatch(string(out), -1) {
 			// A foreground or background color: 30-37, 40-47, 90-97,
 			// 100-107, or 38/48 with a palette index or RGB.
 			for _, p := range strings.FieldsFunc(sgr[1], func(r rune) bool { return r == ';' || r == ':' }) {

@@ -242,17 +242,7 @@ func (r *sectionRenderer) renderSecs(secs []string, width int, stale func() bool
 func join(out []string, more bool) string {
 	for i := range out {
 		lines := strings.Split(out[i], "\n")
-		a, b := 0, len(lines)
-		if i > 0 {
-			for a < b && blank(lines[a]) {
-				a++
-			}
-		}
-		if i < len(out)-1 || more {
-			for b > a && blank(lines[b-1]) {
-				b--
-			}
-		}
+		a, b := inFrame(lines, i > 0, i < len(out)-1 || more)
 		out[i] = strings.Join(lines[a:b], "\n")
 	}
 	return strings.Join(out, "\n\n")
@@ -263,15 +253,22 @@ func join(out []string, more bool) string {
 // them. (Counting the frame too, RenderTop once stopped at 13 lines for a
 // pane of 20.)
 func shown(s string) int {
-	lines := strings.Split(s, "\n")
-	a, b := 0, len(lines)
-	for a < b && blank(lines[a]) {
+	a, b := inFrame(strings.Split(s, "\n"), true, true)
+	return b - a + 1
+}
+
+// inFrame returns the lines of a rendered section inside glamour's frame,
+// lines[a:b]: without its blank lines at the start (lead) and at the end
+// (trail).
+func inFrame(lines []string, lead, trail bool) (a, b int) {
+	a, b = 0, len(lines)
+	for lead && a < b && blank(lines[a]) {
 		a++
 	}
-	for b > a && blank(lines[b-1]) {
+	for trail && b > a && blank(lines[b-1]) {
 		b--
 	}
-	return b - a + 1
+	return a, b
 }
 
 // blank reports whether a rendered line shows nothing.

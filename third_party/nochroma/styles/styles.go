@@ -2,22 +2,15 @@
 // is a stand-in that holds no built-in theme).
 package styles
 
-import (
-	"sync"
+import "github.com/alecthomas/chroma/v2"
 
-	"github.com/alecthomas/chroma/v2"
-)
-
-// Registry holds the themes registered, by name. glamour reads it under a
-// lock of its own.
+// Registry holds the themes registered, by name. Not safe for concurrent
+// use, as chroma's is not: glamour reads and registers under a lock of its
+// own.
 var Registry = map[string]*chroma.Style{}
-
-var mu sync.Mutex
 
 // Register adds s to Registry and returns it.
 func Register(s *chroma.Style) *chroma.Style {
-	mu.Lock()
-	defer mu.Unlock()
 	Registry[s.Name] = s
 	return s
 }
