@@ -443,7 +443,10 @@ func hxRepeat(k string, n int) []string {
 // pending list, and reject dialogs opened from it.
 func hxScript(d *hxDriver, f hxFixture) {
 	if f.runs > 0 {
+		// The rows, not only the title: keys before the runs are read
+		// do nothing, as for a person who pressed them that early.
 		d.waitFor("Runs in")
+		d.waitFor(" it  ")
 		d.keys(hxRepeat("j", f.runs)...)
 		d.keys(hxRepeat("k", f.runs)...)
 		for i := 0; i < 3; i++ {

@@ -135,12 +135,16 @@ type Model struct {
 	status    string
 	statusBad bool
 	notice    string
-	dataGen   int       // generation of the session (bumped when reopened)
-	owned     bool      // sess was opened by the model (run list, pending list)
-	keySeq    int       // keys pressed so far
-	incOff    int64     // offset of the incomplete last line seen, or -1
-	incSince  time.Time // when it was first seen
-	tv        travel
+	dataGen   int  // generation of the session (bumped when reopened)
+	owned     bool // sess was opened by the model (run list, pending list)
+	keySeq    int  // keys pressed so far
+	// opens counts the runs asked for (openRun) and the returns to the
+	// run list: a run that opens after the user asked for another, or
+	// went back to the list, is closed, not shown.
+	opens    int
+	incOff   int64     // offset of the incomplete last line seen, or -1
+	incSince time.Time // when it was first seen
+	tv       travel
 }
 
 type promptState struct {
@@ -728,8 +732,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m.applyGrowth(msg)
 	case runsMsg:
-		if m.runs != nil && m.sess == nil {
-			m.runs.set(msg)
+		if m.runs != nil && m.sess == nil && m.runs.set(msg) {
 			return m, m.runs.reload()
 		}
 		return m, nil
@@ -915,7 +918,13 @@ func (m Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.focus = (m.focus + numPanes - 1) % numPanes
 		return m, nil
 	case key.Matches(msg, m.keys.Runs.Back) && m.target.DeltaDir != "":
-		m.runs = newRunPicker(m.st, m.target.DeltaDir)
+		// The list as it was, the cursor on the run just left, re-read
+		// at once: keys pressed on the way back are not lost to a
+		// "Reading runs…" screen.
+		if m.runs == nil {
+			m.runs = newRunPicker(m.st, m.target.DeltaDir)
+		}
+		m.opens++
 		m.replaceSession(nil, false)
 		m.dataGen++
 		return m, m.runs.load()

@@ -159,6 +159,7 @@ func (m *Model) otherRun(p *pendingList, i int, then openedMsg) tea.Cmd {
 // dialog must never open on a user who has moved on.
 type openedMsg struct {
 	keySeq  int
+	open    int // Model.opens when it was asked for
 	t       journal.Target
 	s       *app.Session
 	err     error
@@ -170,7 +171,8 @@ type openedMsg struct {
 // openRun opens t in a command; then carries what to do once it is open.
 func (m *Model) openRun(t journal.Target, then openedMsg) tea.Cmd {
 	open := m.o.Open
-	then.keySeq = m.keySeq
+	m.opens++
+	then.keySeq, then.open = m.keySeq, m.opens
 	return func() tea.Msg {
 		then.t = t
 		then.s, then.err = open(t)
@@ -180,6 +182,13 @@ func (m *Model) openRun(t journal.Target, then openedMsg) tea.Cmd {
 
 // runOpened switches to the run that openRun opened.
 func (m Model) runOpened(msg openedMsg) (tea.Model, tea.Cmd) {
+	if msg.open != m.opens {
+		// The user asked for another run, or went back to the list.
+		if msg.s != nil {
+			msg.s.Close()
+		}
+		return m, nil
+	}
 	if msg.err != nil {
 		m.setStatus(msg.err.Error(), true)
 		return m, nil

@@ -23,11 +23,16 @@ type runPicker struct {
 	sel   int
 	err   error
 	ready bool
+	// gen counts load calls: a runsMsg of an earlier load (a re-read
+	// still on its way when a run was opened) is dropped, so that going
+	// back to the list starts one re-read loop, not one more each time.
+	gen int
 }
 
 // runsMsg is sent when the run list of a .delta/ directory was read.
 type runsMsg struct {
 	dir  string
+	gen  int
 	runs []deltaengine.Run
 	err  error
 }
@@ -36,25 +41,30 @@ func newRunPicker(st render.Styles, dir string) *runPicker {
 	return &runPicker{st: st, dir: dir}
 }
 
+// load reads the run list now, and starts a new re-read loop (see gen).
 func (p *runPicker) load() tea.Cmd {
-	dir := p.dir
+	p.gen++
+	dir, gen := p.dir, p.gen
 	return func() tea.Msg {
 		runs, err := deltaengine.ListRuns(dir)
-		return runsMsg{dir, runs, err}
+		return runsMsg{dir, gen, runs, err}
 	}
 }
 
+// reload reads the run list again in a second.
 func (p *runPicker) reload() tea.Cmd {
-	dir := p.dir
+	dir, gen := p.dir, p.gen
 	return tea.Tick(time.Second, func(time.Time) tea.Msg {
 		runs, err := deltaengine.ListRuns(dir)
-		return runsMsg{dir, runs, err}
+		return runsMsg{dir, gen, runs, err}
 	})
 }
 
-func (p *runPicker) set(msg runsMsg) {
-	if msg.dir != p.dir {
-		return
+// set shows the run list of msg, the cursor staying on the run it was on.
+// It reports false for a message of an earlier load, which it drops.
+func (p *runPicker) set(msg runsMsg) bool {
+	if msg.dir != p.dir || msg.gen != p.gen {
+		return false
 	}
 	cur := ""
 	if p.sel < len(p.runs) {
@@ -72,6 +82,7 @@ func (p *runPicker) set(msg runsMsg) {
 	if p.sel < 0 {
 		p.sel = 0
 	}
+	return true
 }
 
 func (p *runPicker) view(w, h int) string {

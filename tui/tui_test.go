@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,6 +57,9 @@ type watcher struct {
 	mu   sync.Mutex
 	last tea.Model
 	view string // last's view, rendered on the program's goroutine
+	// opened counts the runs that finished opening (openedMsg), shown or
+	// not.
+	opened int
 }
 
 func start(t *testing.T, m Model, w, h int) *watcher {
@@ -72,6 +76,9 @@ func start(t *testing.T, m Model, w, h int) *watcher {
 				view := ansi.Strip(m.View().Content)
 				wt.mu.Lock()
 				wt.last, wt.view = m, view
+				if _, ok := msg.(openedMsg); ok {
+					wt.opened++
+				}
 				wt.mu.Unlock()
 				return msg
 			}),
@@ -210,8 +217,59 @@ func TestRunPickerOpensRun(t *testing.T) {
 	if strings.Index(s, "20261121_223200_f0e1d2") > strings.Index(s, "20261121_222941_a7f3c2") {
 		t.Errorf("runs should be newest first:\n%s", s)
 	}
+	w.keys("j", "enter")
+	w.waitFor(t, "Timeline · delta-engine · 20261121_223100_e1f2a3", "State after")
+	// R goes back to the list as it was, the cursor on the run just
+	// left: keys typed straight after it are not lost to a re-read, and
+	// j then enter opens the run below that one.
+	w.keys("R", "j", "enter")
+	w.waitFor(t, "Timeline · delta-engine · 20261121_222957_c4d5e6", "State after")
+	w.quit(t)
+}
+
+// A run that finishes opening after the user went back to the run list
+// (R) is not shown: the list stays, and the keys pressed on it act there.
+func TestBackWhileRunOpens(t *testing.T) {
+	m := openModel(t, deltaWorkspace)
+	// Once gated, opening the run that waits blocks until released.
+	var gated atomic.Bool
+	release := make(chan struct{})
+	open := m.o.Open
+	m.o.Open = func(t journal.Target) (*app.Session, error) {
+		if gated.Load() && strings.Contains(t.Journal, "20261121_222947_b91d0a") {
+			<-release
+		}
+		return open(t)
+	}
+	w := start(t, m, 120, 32)
+	w.waitFor(t, "Runs in", "20261121_223200_f0e1d2")
 	w.keys("enter")
-	w.waitFor(t, "Timeline · delta-engine", "State after")
+	w.waitFor(t, "Timeline · delta-engine · 20261121_223200_f0e1d2")
+	// enter on the pending item of another run opens that run; R goes
+	// back to the list before it is open.
+	w.keys("p")
+	w.waitFor(t, "Pending decisions (1)", "20261121_222947_b91d0a")
+	gated.Store(true)
+	w.keys("enter", "R")
+	w.waitFor(t, "Runs in", "Pick a run")
+	close(release)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		w.mu.Lock()
+		n := w.opened
+		w.mu.Unlock()
+		if n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run never finished opening")
+		}
+		w.tm.Send(nudge{})
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Still the list, the cursor on the run left: j, enter opens the
+	// run below it.
+	w.keys("j", "enter")
+	w.waitFor(t, "Timeline · delta-engine · 20261121_223100_e1f2a3", "State after")
 	w.quit(t)
 }
 
