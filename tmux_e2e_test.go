@@ -141,6 +141,27 @@ func TestTmuxPanesAndLiveAppend(t *testing.T) {
 	s.waitFor("REWIND-EXITED 0")
 }
 
+// A .delta/ directory opens on its run list, newest first; enter opens a
+// run, R goes back to the list at that run, and the keys typed straight
+// after R act on the list.
+func TestTmuxRunPicker(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".delta")
+	if err := os.CopyFS(dir, os.DirFS(deltaWorkspace)); err != nil {
+		t.Fatal(err)
+	}
+	s := startTmux(t, 120, 34, dir)
+	scr := s.waitFor("Runs in", "20261121_223200_f0e1d2", "20261121_222941_a7f3c2")
+	if strings.Index(scr, "20261121_223200_f0e1d2") > strings.Index(scr, "20261121_222941_a7f3c2") {
+		t.Errorf("runs should be newest first:\n%s", scr)
+	}
+	s.send("j", "Enter")
+	s.waitFor("Timeline · delta-engine · 20261121_223100_e1f2a3", "State after #5 ")
+	s.send("R", "j", "Enter")
+	s.waitFor("Timeline · delta-engine · 20261121_222957_c4d5e6", "State after")
+	s.send("q")
+	s.waitFor("REWIND-EXITED 0")
+}
+
 // In the demo, a pending checkpoint is approved from the keyboard: it leaves
 // the pending list and the decision event appears in the timeline.
 func TestTmuxDemoApprove(t *testing.T) {
