@@ -113,7 +113,9 @@ func TestHeldByOtherProcess(t *testing.T) {
 	if _, err := Acquire(context.Background(), f, Options{Wait: -1}); !errors.As(err, &he) {
 		t.Fatalf("Acquire(Wait -1) = %v, want *HeldError", err)
 	}
-	if d := time.Since(start); d > 100*time.Millisecond {
+	// One try, not DefaultWait's 31 s of retries; the bound leaves room
+	// for a loaded machine.
+	if d := time.Since(start); d > time.Second {
 		t.Errorf("Acquire(Wait -1) took %v", d)
 	}
 
