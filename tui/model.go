@@ -712,10 +712,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.runOpened(msg)
 	case allPendingMsg:
 		if m.pend != nil {
-			m.pend.items, m.pend.runs = msg.items, msg.runs
-			if m.pend.sel >= len(msg.items) {
-				m.pend.sel = 0
-			}
+			m.pend.fill(msg, m.sessRun())
 		}
 		return m, nil
 	case writingTickMsg:

@@ -51,6 +51,28 @@ func (m *Model) allRunsPending() tea.Cmd {
 	}
 }
 
+// fill shows the pending items of every run (msg) in p, which showed those
+// of run cur (the run directory shown, "" when none) or of every run: the
+// cursor stays on the item it was on, not on the place in the list, so
+// that a key pressed as the list fills in acts on the item the user saw.
+func (p *pendingList) fill(msg allPendingMsg, cur string) {
+	var id string
+	run, at := cur, -1
+	if p.sel < len(p.items) {
+		id, at = p.items[p.sel].ID, p.items[p.sel].At
+		if p.runs != nil {
+			run = p.runs[p.sel]
+		}
+	}
+	p.items, p.runs, p.sel = msg.items, msg.runs, 0
+	for i, it := range msg.items {
+		if at >= 0 && it.ID == id && it.At == at && msg.runs[i] == run {
+			p.sel = i
+			break
+		}
+	}
+}
+
 func newPendingList(_ render.Styles, items []model.Pending, now time.Time) *pendingList {
 	return &pendingList{items: items, now: now}
 }
@@ -146,10 +168,19 @@ func (m Model) pendingKey(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // is another run of the .delta/ directory than the one shown (so that jumps
 // and decisions act on the right journal), and nil when it is this one.
 func (m *Model) otherRun(p *pendingList, i int, then openedMsg) tea.Cmd {
-	if p.runs == nil || m.sess == nil || m.o.Open == nil || p.runs[i] == filepath.Dir(m.sess.J.Path) {
+	if p.runs == nil || m.sess == nil || m.o.Open == nil || p.runs[i] == m.sessRun() {
 		return nil
 	}
 	return m.openRun(app.RunTarget(m.target.DeltaDir, p.runs[i]), then)
+}
+
+// sessRun returns the run directory of the journal shown (for a .delta/
+// directory, .delta/<run_id>/), or "" when none is.
+func (m *Model) sessRun() string {
+	if m.sess == nil {
+		return ""
+	}
+	return filepath.Dir(m.sess.J.Path)
 }
 
 // openedMsg is sent when a run chosen in the run list or the pending list

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -330,6 +331,46 @@ func TestPendingAcrossRuns(t *testing.T) {
 	w.waitFor(t, "Pending decisions (1)", "20261121_222947_b91d0a", "Who is joining the team?")
 	w.keys("enter")
 	w.waitFor(t, "Timeline · delta-engine · 20261121_222947_b91d0a", "State after #4 ", "1 pending (p)")
+	w.quit(t)
+}
+
+// p in a run of a .delta/ directory lists that run's item at once and
+// every run's when they are read: the cursor stays on the item it was on,
+// so enter acts on the item the user saw, not on an older run's that took
+// its place.
+func TestPendingListKeepsItsItem(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(deltaWorkspace)); err != nil {
+		t.Fatal(err)
+	}
+	// An older run that waits too, so its item comes first.
+	from, to := "20261121_222947_b91d0a", "20261121_222000_0ld3r0"
+	if err := os.CopyFS(filepath.Join(dir, to), os.DirFS(filepath.Join(dir, from))); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"journal.jsonl", "metadata.json"} {
+		p := filepath.Join(dir, to, name)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = bytes.ReplaceAll(b, []byte(from), []byte(to))
+		b = bytes.ReplaceAll(b, []byte("2026-11-21T22:29:47"), []byte("2026-11-21T22:20:00"))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := start(t, openModel(t, dir), 120, 32)
+	w.waitFor(t, "Runs in", to)
+	w.keys("j", "j", "j", "enter") // newest first: the fourth run is b91d0a
+	w.waitFor(t, "Timeline · delta-engine · "+from, "State after #5 ", "1 pending (p)")
+	w.keys("p")
+	w.waitFor(t, "Pending decisions (2)", to)
+	w.keys("enter")
+	s := w.waitFor(t, "State after #4 ")
+	if !strings.Contains(s, "Timeline · delta-engine · "+from) {
+		t.Fatalf("enter on the item the cursor was on should stay in %s:\n%s", from, s)
+	}
 	w.quit(t)
 }
 
