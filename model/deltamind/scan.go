@@ -224,7 +224,7 @@ func (sc *scanned) setRef(id, target []byte) {
 	if isRevision(sc.kind) {
 		id = target
 	}
-	sc.ref = refOf(id)
+	sc.ref.set(id)
 }
 
 // scanDelta reads the delta object at b[i] into sc and returns the index
