@@ -146,7 +146,7 @@ func (format) Prepare(lines [][]byte, prev any) any {
 func (format) PrepareEnds(lines [][]byte, scalars []model.LineScalars, prev any) any {
 	c := lineCaches.Get().(*lineCache)
 	defer lineCaches.Put(c)
-	return model.PrepareLinesScalars(lines, scalars, prev, func(raw []byte, ls model.LineScalars, pl *preparedLine) {
+	return model.PrepareLinesScalars(lines, scalars, prev, func(raw []byte, ls *model.LineScalars, pl *preparedLine) {
 		pl.l, pl.ok = c.parse(raw, ls)
 	})
 }

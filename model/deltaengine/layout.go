@@ -101,7 +101,7 @@ var lineCaches = sync.Pool{New: func() any { return new(lineCache) }}
 // parse is parseLine(raw), reading raw where the first line of its layout
 // (ls, from the index) had its values when c knows it, and learning that
 // otherwise.
-func (c *lineCache) parse(raw []byte, ls model.LineScalars) (line, bool) {
+func (c *lineCache) parse(raw []byte, ls *model.LineScalars) (line, bool) {
 	if ls.Layout == nil {
 		return parseLine(raw)
 	}

@@ -62,7 +62,7 @@ func BenchmarkScanLayout(b *testing.B) {
 	for range b.N {
 		for _, l := range lines {
 			var sc scanned
-			if ok, _ := sc.scanLayout(t, l, model.LineScalars{}); !ok {
+			if ok, _ := sc.scanLayout(t, l, &model.LineScalars{}); !ok {
 				b.Fatalf("not read: %s", l)
 			}
 		}
@@ -86,7 +86,7 @@ func BenchmarkScanLayoutEnds(b *testing.B) {
 	for range b.N {
 		for i, l := range lines {
 			var sc scanned
-			if ok, _ := sc.scanLayout(t, l, ends[i]); !ok {
+			if ok, _ := sc.scanLayout(t, l, &ends[i]); !ok {
 				b.Fatalf("not read: %s", l)
 			}
 		}

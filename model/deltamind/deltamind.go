@@ -316,7 +316,7 @@ func (f format) Prepare(lines [][]byte, prev any) any { return f.PrepareEnds(lin
 func (format) PrepareEnds(lines [][]byte, scalars []model.LineScalars, prev any) any {
 	t := layoutPool.Get().(*layouts)
 	defer layoutPool.Put(t)
-	return model.PrepareLinesScalars(lines, scalars, prev, func(line []byte, ls model.LineScalars, pl *preparedLine) {
+	return model.PrepareLinesScalars(lines, scalars, prev, func(line []byte, ls *model.LineScalars, pl *preparedLine) {
 		var read bool
 		if pl.ok, read = pl.sc.scanLayout(t, line, ls); !read {
 			pl.ok = pl.sc.scan(line)

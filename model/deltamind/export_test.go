@@ -75,7 +75,7 @@ func LayoutDiffers(t *Layouts, raw []byte) (diff string, read bool) {
 	t.rest = 0 // a trie that sat out would test nothing
 	var want, got scanned
 	wantOK := want.scan(raw)
-	gotOK, ok := got.scanLayout(t, raw, model.LineScalars{})
+	gotOK, ok := got.scanLayout(t, raw, &model.LineScalars{})
 	if !ok {
 		return "", false
 	}
@@ -89,7 +89,7 @@ func LayoutDiffers(t *Layouts, raw []byte) (diff string, read bool) {
 			t.rest = 0
 			var withEnds scanned
 			hits := t.hits
-			gotOK, ok := withEnds.scanLayout(t, raw, ls)
+			gotOK, ok := withEnds.scanLayout(t, raw, &ls)
 			if !ok {
 				// Its layout is in t now: the ends must not make it miss.
 				return fmt.Sprintf("%s: scanLayout with ends %v did not read it through its layout", raw, ls.Ends), true
@@ -188,11 +188,11 @@ func ReadThroughLayouts(t *Layouts, raw []byte) bool {
 	t.rest = 0
 	var sc scanned
 	junk := model.LineScalars{Layout: "junk", Ends: []uint32{0, 1, uint32(len(raw)), 1 << 31, uint32(len(raw)) + 1, 2}}
-	sc.scanLayout(t, raw, junk)
+	sc.scanLayout(t, raw, &junk)
 	t.rest = 0
-	sc.scanLayout(t, raw, junk)
+	sc.scanLayout(t, raw, &junk)
 	t.rest = 0
-	_, scanRead := sc.scanLayout(t, raw, model.LineScalars{})
+	_, scanRead := sc.scanLayout(t, raw, &model.LineScalars{})
 	var lf lineFields
 	_, read := lf.readLayout(t, raw)
 	return scanRead || read

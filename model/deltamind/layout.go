@@ -531,7 +531,7 @@ func foldReads(f field) bool {
 // (skelFields) is read where they are, without a walk; another is read
 // through the trie, its strings the fold does not read skipped to their
 // ends, and the fields of its layout learned.
-func (sc *scanned) scanLayout(t *layouts, raw []byte, ls model.LineScalars) (valid, ok bool) {
+func (sc *scanned) scanLayout(t *layouts, raw []byte, ls *model.LineScalars) (valid, ok bool) {
 	if ls.Layout != nil {
 		if sf := t.bySkel[ls.Layout]; sf != nil {
 			if spans := sf.read(t, raw, ls.Ends); spans != nil {
@@ -602,7 +602,7 @@ const maxSkelFields = 256
 // learnFields keeps the fields of the layout of ls (see skelFields) from
 // raw, one of its lines, which t read into spans and shape; it keeps
 // nothing when a span the fold reads is not at one of ls.Ends.
-func (t *layouts) learnFields(ls model.LineScalars, raw []byte, spans []span, shape *lineShape) {
+func (t *layouts) learnFields(ls *model.LineScalars, raw []byte, spans []span, shape *lineShape) {
 	start := ws(raw, 0)
 	sf := &skelFields{shape: shape}
 	for _, s := range spans {

@@ -200,7 +200,7 @@ func (f format) Prepare(lines [][]byte, prev any) any { return f.PrepareEnds(lin
 func (format) PrepareEnds(lines [][]byte, scalars []model.LineScalars, prev any) any {
 	c := envCaches.Get().(*envCache)
 	defer envCaches.Put(c)
-	return model.PrepareLinesScalars(lines, scalars, prev, func(raw []byte, ls model.LineScalars, pl *preparedLine) {
+	return model.PrepareLinesScalars(lines, scalars, prev, func(raw []byte, ls *model.LineScalars, pl *preparedLine) {
 		*pl = preparedLine{}
 		pl.ok = c.parse(&pl.e, raw, ls)
 	})
@@ -216,7 +216,7 @@ var envCaches = sync.Pool{New: func() any { return new(envCache) }}
 // parse is e.parse(raw), reading raw where the first line of its layout
 // (ls, from the index) had its values when c knows it, and learning that
 // otherwise.
-func (c *envCache) parse(e *envelope, raw []byte, ls model.LineScalars) bool {
+func (c *envCache) parse(e *envelope, raw []byte, ls *model.LineScalars) bool {
 	var sp envSpans
 	if ls.Layout == nil {
 		return e.parseSpans(raw, &sp)
