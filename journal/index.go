@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/rewind-tui/rewind/internal/prefault"
 )
 
 // DefaultMaxRecord is the longest line read as a record (16 MiB). Longer
@@ -229,6 +231,7 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, prepare BlockPrepare, end
 		}
 		if cap(buf) < len(carry)+want {
 			buf = make([]byte, 0, len(carry)+want)
+			prefault.Slice(buf)
 		}
 		buf = append(buf[:0], carry...)
 		m, err := r.ReadAt(buf[len(carry):len(carry)+want], readAt)

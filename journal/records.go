@@ -3,6 +3,8 @@ package journal
 import (
 	"iter"
 	"sort"
+
+	"github.com/rewind-tui/rewind/internal/prefault"
 )
 
 // The index keeps its records packed: 5 bytes a line and no pointers (the
@@ -57,7 +59,12 @@ type recChunk struct {
 	tp []uint8
 }
 
-func makeChunk(n int) recChunk { return recChunk{lo: make([]uint32, n), tp: make([]uint8, n)} }
+func makeChunk(n int) recChunk {
+	c := recChunk{lo: make([]uint32, n), tp: make([]uint8, n)}
+	prefault.Slice(c.lo)
+	prefault.Slice(c.tp)
+	return c
+}
 
 // oddMark is the type and problem of record i, whose type byte is oddType.
 type oddMark struct {

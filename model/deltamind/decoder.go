@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rewind-tui/rewind/internal/prefault"
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
 )
@@ -235,6 +236,7 @@ func (ws *windows) at(off int64, first bool, held []*fileWindow) (w *fileWindow,
 	}
 	if w == nil {
 		w = &fileWindow{b: make([]byte, size)}
+		prefault.Slice(w.b)
 	}
 	w.lo, w.b, w.cell, w.users, w.eof = off-off%cell, w.b[:size], cell, 1, false
 	w.ready = make(chan struct{})
@@ -378,6 +380,7 @@ func (d *decoder) cover(locs []uint64) {
 		return
 	}
 	w := &fileWindow{lo: lo, b: make([]byte, hi-lo+coverSlack), fixed: true}
+	prefault.Slice(w.b)
 	n, err := d.src.ReadAt(w.b, lo)
 	w.b, w.eof = w.b[:n], err != nil
 	d.win = w
