@@ -230,8 +230,7 @@ func (ix *Index) ScanBlocks(r io.ReaderAt, size int64, prepare BlockPrepare, end
 			want = int(min(int64(room), size-readAt))
 		}
 		if cap(buf) < len(carry)+want {
-			buf = make([]byte, 0, len(carry)+want)
-			prefault.Slice(buf)
+			buf = prefault.Make[byte](0, len(carry)+want)
 		}
 		buf = append(buf[:0], carry...)
 		m, err := r.ReadAt(buf[len(carry):len(carry)+want], readAt)

@@ -60,10 +60,7 @@ type recChunk struct {
 }
 
 func makeChunk(n int) recChunk {
-	c := recChunk{lo: make([]uint32, n), tp: make([]uint8, n)}
-	prefault.Slice(c.lo)
-	prefault.Slice(c.tp)
-	return c
+	return recChunk{lo: prefault.Make[uint32](n, n), tp: prefault.Make[uint8](n, n)}
 }
 
 // oddMark is the type and problem of record i, whose type byte is oddType.

@@ -1,24 +1,23 @@
 package prefault
 
 import (
+	"errors"
 	"sync/atomic"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // unsupported is set once madvise has refused MADV_POPULATE_WRITE (a
-// kernel before 5.14), so that Slice stops asking.
+// kernel before 5.14), so that mapIn stops asking.
 var unsupported atomic.Bool
 
-// populate asks the kernel to map in n bytes from addr, writable, with
-// madvise(MADV_POPULATE_WRITE).
-func populate(addr, n uintptr) {
+// populate maps in the pages of b, writable, with
+// madvise(MADV_POPULATE_WRITE); b is page-aligned.
+func populate(b []byte) {
 	if unsupported.Load() {
 		return
 	}
-	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, addr, n, unix.MADV_POPULATE_WRITE)
-	if errno == syscall.EINVAL {
+	if err := unix.Madvise(b, unix.MADV_POPULATE_WRITE); errors.Is(err, unix.EINVAL) {
 		unsupported.Store(true)
 	}
 }

@@ -38,11 +38,11 @@ func fresh(t *testing.T, n int) []byte {
 func TestSliceMapsInEveryPage(t *testing.T) {
 	b := fresh(t, 1<<20)
 	if got := resident(t, b); got != 0 {
-		t.Fatalf("new memory: %d pages mapped in before Slice, want 0", got)
+		t.Fatalf("new memory: %d pages mapped in before mapIn, want 0", got)
 	}
-	Slice(b)
+	mapIn(b)
 	if got, want := resident(t, b), len(b)/pageSize; got != want {
-		t.Fatalf("after Slice: %d of %d pages mapped in (a kernel before 5.14 has no MADV_POPULATE_WRITE)", got, want)
+		t.Fatalf("after mapIn: %d of %d pages mapped in (a kernel before 5.14 has no MADV_POPULATE_WRITE)", got, want)
 	}
 }
 
@@ -54,18 +54,18 @@ func TestSliceKeepsTheBytesAndTheRest(t *testing.T) {
 	want := bytes.Clone(b)
 	// A slice that starts and ends inside pages: only the pages wholly
 	// inside it may be mapped in, and no byte changes.
-	Slice(b[100 : len(b)/2-100])
+	mapIn(b[100 : len(b)/2-100])
 	if !bytes.Equal(b, want) {
-		t.Fatal("Slice changed the bytes of the memory it mapped in")
+		t.Fatal("mapIn changed the bytes of the memory it mapped in")
 	}
 
 	small := fresh(t, Min)
-	Slice(small[: 0 : Min-1])
+	mapIn(small[: 0 : Min-1])
 	if got := resident(t, small); got != 0 {
 		t.Fatalf("a backing array under Min bytes: %d pages mapped in, want 0", got)
 	}
 	part := fresh(t, 4*Min)
-	Slice(part[pageSize/2 : 2*Min+pageSize/2 : 2*Min+pageSize/2])
+	mapIn(part[pageSize/2 : 2*Min+pageSize/2 : 2*Min+pageSize/2])
 	// Pages 1 to 2*Min/pageSize-1 are wholly inside; 0 and 2*Min/pageSize are not.
 	if got, want := resident(t, part), 2*Min/pageSize-1; got != want {
 		t.Fatalf("a slice from the middle of a page: %d pages mapped in, want %d (only those wholly inside it)", got, want)

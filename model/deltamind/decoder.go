@@ -235,8 +235,7 @@ func (ws *windows) at(off int64, first bool, held []*fileWindow) (w *fileWindow,
 		}
 	}
 	if w == nil {
-		w = &fileWindow{b: make([]byte, size)}
-		prefault.Slice(w.b)
+		w = &fileWindow{b: prefault.Make[byte](size, size)}
 	}
 	w.lo, w.b, w.cell, w.users, w.eof = off-off%cell, w.b[:size], cell, 1, false
 	w.ready = make(chan struct{})
@@ -379,8 +378,8 @@ func (d *decoder) cover(locs []uint64) {
 	if d.src == nil || lo < 0 || hi-lo > maxCover {
 		return
 	}
-	w := &fileWindow{lo: lo, b: make([]byte, hi-lo+coverSlack), fixed: true}
-	prefault.Slice(w.b)
+	size := int(hi - lo + coverSlack)
+	w := &fileWindow{lo: lo, b: prefault.Make[byte](size, size), fixed: true}
 	n, err := d.src.ReadAt(w.b, lo)
 	w.b, w.eof = w.b[:n], err != nil
 	d.win = w

@@ -306,6 +306,13 @@ func (d *delta) scanned() scanned {
 	return sc
 }
 
+// refOf returns the idRef of id, split, as the fold's workers set it.
+func refOf(id []byte) idRef {
+	var r idRef
+	r.set(id)
+	return r
+}
+
 // sameRef reports whether a and b are the same id, split alike.
 func sameRef(a, b idRef) bool {
 	return string(a.b) == string(b.b) && a.pre == b.pre && a.n == b.n

@@ -99,7 +99,7 @@ func idHash(id []byte) uint32 { return uint32(maphash.Bytes(seed, id)) }
 
 // An idRef is an id the fold looks up (an accepted delta's id, or its
 // targetId for a revision): its decoded bytes and, split ahead of the
-// fold by refOf on the goroutine that read the line (so that the fold
+// fold by idRef.set on the goroutine that read the line (so that the fold
 // does not read the line from another CPU's cache), its counter's
 // prefix packed (packPrefix) and number. pre is 0 when the id was not
 // split (an idRef with only b set) or is not a counter id with a prefix
@@ -110,18 +110,11 @@ type idRef struct {
 	n   uint32
 }
 
-// refOf returns the idRef of id, split.
-func refOf(id []byte) idRef {
-	var r idRef
-	r.set(id)
-	return r
-}
-
 // set makes r the idRef of id, split, in place. The fold's workers set
-// the ref of each line they read this way (scanned.setRef): refOf's
-// result, copied through the stack into the line's scanned, stalled on
-// its copy (1 GB DeltaMind journal, rewind state: 190-270 ms of the
-// 4.3-5.4 s of CPU, at one store).
+// the ref of each line they read this way (scanned.setRef): an idRef
+// returned by value and copied through the stack into the line's scanned
+// stalled on its copy (1 GB DeltaMind journal, rewind state: 190-270 ms
+// of the 4.3-5.4 s of CPU, at one store).
 func (r *idRef) set(id []byte) {
 	r.b, r.pre, r.n = id, 0, 0
 	if prefix, n, ok := counter(id); ok {

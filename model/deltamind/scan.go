@@ -219,7 +219,7 @@ func (sc *scanned) typed(raw, typ []byte) {
 }
 
 // setRef sets sc.ref from the delta's id and targetId (see scanned),
-// split ahead of the fold (refOf).
+// split ahead of the fold (idRef.set).
 func (sc *scanned) setRef(id, target []byte) {
 	if isRevision(sc.kind) {
 		id = target
