@@ -1,0 +1,90 @@
+"""Times the TUI's first screen in a pseudo-terminal, without tmux.
+
+Run by scripts/first-screen with Debian's python3 and its python3-pyte (a
+terminal emulator): ptyscreen.py BINARY FILE COLS ROWS. It starts BINARY
+FILE on a new pseudo-terminal of COLS x ROWS (TERM=xterm-256color, no TMUX,
+as in a terminal emulator's window), answers the two queries a terminal
+answers at start (OSC 11, the background colour, and DA1), feeds everything
+the process writes to a pyte screen, and prints the milliseconds from just
+before the fork to the arrival of the bytes that completed the screen: the
+same test as the tmux runs' (the state pane shows the selected event's state,
+not "folding to #N" or "Computing the state", and the status line a count
+N/M). It prints "timeout" when no complete screen comes within 30 s, with the
+last screen on stderr. The process is killed afterwards.
+
+Unlike the tmux runs, nothing polls: the time is when the bytes were read,
+so it is rewind's own first screen (its start, indexing, fold, rendering and
+writing), without a tmux server's start or the capture-pane processes that
+poll it (5-15 ms each on a 2-CPU virtual machine, each taking a CPU from the
+process being timed).
+"""
+
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import sys
+import termios
+import fcntl
+import time
+
+import pyte
+
+binary, path, cols, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+
+
+def complete(text):
+    return ("State after #" in text and "folding to #" not in text
+            and "Computing the state" not in text and re.search(r"[0-9]+/[0-9]+", text))
+
+
+env = dict(os.environ, TERM="xterm-256color")
+env.pop("TMUX", None)
+screen = pyte.Screen(cols, rows)
+stream = pyte.ByteStream(screen)
+t0 = time.perf_counter()
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    os.execve(binary, [binary, path], env)
+# Reading is kept apart from parsing, which is slow in Python: the chunks
+# are read with their arrival times as they come, and fed to the screen
+# once a second; the first screen comes within the first in most runs, so
+# the parsing takes no CPU from the process before it.
+chunks, fed, done = [], 0, None
+check = t0 + 1
+try:
+    while done is None and time.perf_counter() - t0 < 30:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            try:
+                data = os.read(fd, 1 << 20)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append((time.perf_counter(), data))
+            if b"\x1b]11;?" in data:  # a dark background, as xterm says it
+                os.write(fd, b"\x1b]11;rgb:0000/0000/0000\x1b\\")
+            if b"\x1b[c" in data:  # DA1: a VT220 with ANSI colour
+                os.write(fd, b"\x1b[?62;22c")
+        if time.perf_counter() < check:
+            continue
+        check += 1
+        for arrived, data in chunks[fed:]:
+            fed += 1
+            stream.feed(data)
+            if complete("\n".join(screen.display)):
+                done = arrived
+                break
+finally:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    os.close(fd)
+if done is None:
+    print("timeout")
+    print("\n".join(screen.display), file=sys.stderr)
+else:
+    print(round((done - t0) * 1000))
