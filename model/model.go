@@ -213,10 +213,10 @@ func PrepareLines[T any](lines [][]byte, prev any, read func(line []byte, into *
 // PrepareLinesScalars is PrepareLines for an EndsPreparer's PrepareEnds:
 // read gets each line with what the index found of its scalars,
 // &scalars[i], or a zero LineScalars when scalars is shorter (nil:
-// Prepare); read must neither keep nor change ls. ls is a pointer, not a copy of the
-// 40-byte value for each line (1 GB DeltaMind journal, rewind state: CPU
-// median 4.43 -> 4.35 s, 11 runs alternated; Durable Stream and Delta
-// Engine unchanged).
+// Prepare); read must neither keep nor change ls. ls is a pointer, not a
+// copy of the 40-byte value for each line (1 GB DeltaMind journal, rewind
+// state: CPU median 4.43 -> 4.35 s, 11 runs alternated; Durable Stream
+// and Delta Engine unchanged).
 func PrepareLinesScalars[T any](lines [][]byte, scalars []LineScalars, prev any, read func(line []byte, ls *LineScalars, into *T)) *[]T {
 	i := 0
 	var none LineScalars

@@ -2,7 +2,6 @@ package prefault
 
 import (
 	"bytes"
-	"syscall"
 	"testing"
 	"unsafe"
 
@@ -13,7 +12,8 @@ import (
 func resident(t *testing.T, b []byte) int {
 	t.Helper()
 	vec := make([]byte, (len(b)+pageSize-1)/pageSize)
-	_, _, errno := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
+	// x/sys/unix has no Mincore on Linux: the system call itself.
+	_, _, errno := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
 	if errno != 0 {
 		t.Fatal(errno)
 	}
@@ -35,7 +35,7 @@ func fresh(t *testing.T, n int) []byte {
 	return b
 }
 
-func TestSliceMapsInEveryPage(t *testing.T) {
+func TestMapInMapsInEveryPage(t *testing.T) {
 	b := fresh(t, 1<<20)
 	if got := resident(t, b); got != 0 {
 		t.Fatalf("new memory: %d pages mapped in before mapIn, want 0", got)
@@ -46,7 +46,7 @@ func TestSliceMapsInEveryPage(t *testing.T) {
 	}
 }
 
-func TestSliceKeepsTheBytesAndTheRest(t *testing.T) {
+func TestMapInKeepsTheBytesAndTheRest(t *testing.T) {
 	b := fresh(t, 1<<20)
 	for i := range b {
 		b[i] = byte(i * 7)

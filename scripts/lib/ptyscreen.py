@@ -1,15 +1,16 @@
 """Times the TUI's first screen in a pseudo-terminal, without tmux.
 
 Run by scripts/first-screen with Debian's python3 and its python3-pyte (a
-terminal emulator): ptyscreen.py BINARY FILE COLS ROWS. It starts BINARY
+terminal emulator): ptyscreen.py BINARY FILE COLS ROWS HAS FOLDING COMPUTING
+COUNT. It starts BINARY
 FILE on a new pseudo-terminal of COLS x ROWS (TERM=xterm-256color, no TMUX,
 as in a terminal emulator's window), answers the two queries a terminal
 answers at start (OSC 11, the background colour, and DA1), feeds everything
 the process writes to a pyte screen, and prints the milliseconds from just
-before the fork to the arrival of the bytes that completed the screen: the
-same test as the tmux runs' (the state pane shows the selected event's state,
-not "folding to #N" or "Computing the state", and the status line a count
-N/M). It prints "timeout" when no complete screen comes within 30 s, with the
+before the fork to the arrival of the bytes that completed the screen, by
+the test the tmux runs use (first-screen's complete): the screen has HAS
+("State after #"), not FOLDING or COMPUTING, and matches the regular
+expression COUNT (the status line's N/M). It prints "timeout" when no complete screen comes within 30 s, with the
 last screen on stderr. The process is killed afterwards.
 
 Unlike the tmux runs, nothing polls: the time is when the bytes were read,
@@ -33,12 +34,17 @@ import time
 import pyte
 
 binary, path, cols, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+has, folding, computing, count = sys.argv[5], sys.argv[6], sys.argv[7], re.compile(sys.argv[8])
 
 
 def complete(text):
-    return ("State after #" in text and "folding to #" not in text
-            and "Computing the state" not in text and re.search(r"[0-9]+/[0-9]+", text))
+    return has in text and folding not in text and computing not in text and count.search(text)
 
+
+# The queries a terminal answers at start, and the answers: a dark
+# background, as xterm says it (OSC 11), and a VT220 with ANSI colour (DA1).
+# Each is answered once, even when it comes split across two reads.
+answers = {b"\x1b]11;?": b"\x1b]11;rgb:0000/0000/0000\x1b\\", b"\x1b[c": b"\x1b[?62;22c"}
 
 env = dict(os.environ, TERM="xterm-256color")
 env.pop("TMUX", None)
@@ -66,10 +72,10 @@ try:
             if not data:
                 break
             chunks.append((time.perf_counter(), data))
-            if b"\x1b]11;?" in data:  # a dark background, as xterm says it
-                os.write(fd, b"\x1b]11;rgb:0000/0000/0000\x1b\\")
-            if b"\x1b[c" in data:  # DA1: a VT220 with ANSI colour
-                os.write(fd, b"\x1b[?62;22c")
+            if answers:
+                head = b"".join(c for _, c in chunks[-2:])
+                for query in [q for q in answers if q in head]:
+                    os.write(fd, answers.pop(query))
         if time.perf_counter() < check:
             continue
         check += 1
