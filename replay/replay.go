@@ -35,6 +35,10 @@ type Replay struct {
 	tipPos  int
 	tip     model.State
 	oneShot bool
+	// mine is the tip when a one-shot fold made it in place
+	// (model.InPlacePreparer) and StateAt has not returned it: the next
+	// line may be folded into it.
+	mine model.State
 }
 
 // New returns a Replay of j through f with keyframes every DefaultInterval
@@ -51,8 +55,10 @@ func (r *Replay) Events() int {
 
 // OneShot makes r keep no keyframes, for a caller that asks for one state
 // and exits (rewind state, rewind render): the fold then holds only the
-// state it is building, not one snapshot every K events. Call it before the
-// first StateAt.
+// state it is building, not one snapshot every K events; and when r's
+// format is a model.InPlacePreparer, FollowPrepared folds each line into
+// the state it made for the line before, unless StateAt returned that
+// state (which stays as it is). Call it before the first StateAt.
 func (r *Replay) OneShot() {
 	r.mu.Lock()
 	r.K, r.oneShot = 1<<30, true
@@ -91,6 +97,7 @@ func (r *Replay) StateAt(pos int) (model.State, error) {
 	s, from := r.keys[ki], ki*r.K+1
 	if r.tip != nil && r.tipPos <= pos && r.tipPos >= from {
 		s, from = r.tip, r.tipPos+1
+		r.mine = nil // returned, or folded from: it stays as it is
 	}
 	r.mu.Unlock()
 	err := r.J.Each(from, pos, func(ev model.Event) error {
@@ -119,7 +126,8 @@ func (r *Replay) Follow(ev model.Event) bool { return r.follow(ev, nil, nil, 0) 
 
 // FollowPrepared is Follow for a fold whose format f (the replay's, or
 // nil: then it is Follow) read ev's line ahead into p, as lines[i] of its
-// batch (model.Preparer): ev is folded with ApplyPrepared.
+// batch (model.Preparer): ev is folded with ApplyPrepared, or in a
+// one-shot replay with ApplyPreparedInPlace when f has it (see OneShot).
 func (r *Replay) FollowPrepared(f model.Preparer, ev model.Event, p any, i int) bool {
 	return r.follow(ev, f, p, i)
 }
@@ -130,13 +138,26 @@ func (r *Replay) follow(ev model.Event, f model.Preparer, p any, i int) bool {
 	if s == nil {
 		s, at = r.keys[0], 0
 	}
-	r.mu.Unlock()
 	if ev.Pos != at+1 {
+		r.mu.Unlock()
 		return false
 	}
-	if f != nil {
+	ip, inPlace := f.(model.InPlacePreparer)
+	inPlace = inPlace && r.oneShot
+	mine := inPlace && s == r.mine
+	if mine {
+		// s is about to change: until it is the tip again, StateAt folds
+		// from the keyframe instead of reading it.
+		r.tip = nil
+	}
+	r.mu.Unlock()
+	prev := s
+	switch {
+	case inPlace:
+		s = ip.ApplyPreparedInPlace(s, ev, p, i, mine)
+	case f != nil:
 		s = f.ApplyPrepared(s, ev, p, i)
-	} else {
+	default:
 		s = r.F.Apply(s, ev)
 	}
 	if ev.Pos%r.K == 0 {
@@ -144,6 +165,9 @@ func (r *Replay) follow(ev model.Event, f model.Preparer, p any, i int) bool {
 	}
 	r.mu.Lock()
 	r.tip, r.tipPos = s, ev.Pos
+	if inPlace && (s != prev || mine) {
+		r.mine = s
+	}
 	r.mu.Unlock()
 	return true
 }

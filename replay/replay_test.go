@@ -186,3 +186,74 @@ func TestEffectText(t *testing.T) {
 		}
 	}
 }
+
+// A one-shot replay that follows prepared events (rewind state) folds a
+// DeltaMind line into the state it made for the line before, instead of
+// a copy (model.InPlacePreparer): its states still equal the straight
+// fold's, and a state StateAt returned stays as it was while the fold
+// goes on past it.
+func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
+	for _, p := range journals(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			s, want := straightFold(t, p)
+			defer s.Close()
+			pr, ok := s.F.(model.Preparer)
+			if !ok {
+				t.Fatalf("%s does not prepare lines", s.F.Name())
+			}
+			every := max(2, len(want)/6)
+			r := replay.New(s.J, s.F)
+			r.OneShot()
+			type seen struct {
+				pos  int
+				st   model.State
+				json string
+			}
+			var returned []seen
+			var batch []model.Event
+			fold := func() {
+				lines := make([][]byte, len(batch))
+				for i, ev := range batch {
+					lines[i] = ev.Raw
+				}
+				prep := pr.Prepare(lines, nil)
+				for i, ev := range batch {
+					if !r.FollowPrepared(pr, ev, prep, i) {
+						t.Fatalf("event %d, the next one, refused", ev.Pos)
+					}
+					if ev.Pos%every != 0 && ev.Pos != len(want) {
+						continue
+					}
+					st, err := r.StateAt(ev.Pos)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, _ := model.StateJSON(s.F, st, ev.Pos).MarshalJSON()
+					if string(b) != string(want[ev.Pos-1]) {
+						t.Fatalf("state at %d differs from the straight fold:\n got %s\nwant %s", ev.Pos, b, want[ev.Pos-1])
+					}
+					returned = append(returned, seen{ev.Pos, st, string(b)})
+				}
+				batch = batch[:0]
+			}
+			if err := s.J.Each(1, len(want), func(ev model.Event) error {
+				ev.Raw = append([]byte(nil), ev.Raw...)
+				if batch = append(batch, ev); len(batch) == 10 {
+					fold()
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			fold()
+			if len(returned) < 2 {
+				t.Fatalf("only %d states checked", len(returned))
+			}
+			for _, r := range returned {
+				if b, _ := model.StateJSON(s.F, r.st, r.pos).MarshalJSON(); string(b) != r.json {
+					t.Fatalf("the state StateAt returned at %d changed as the fold went on:\n now %s\nthen %s", r.pos, b, r.json)
+				}
+			}
+		})
+	}
+}

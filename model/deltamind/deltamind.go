@@ -304,7 +304,7 @@ func (f format) Apply(st model.State, ev model.Event) model.State {
 	if !sc.scan(ev.Raw) {
 		return s
 	}
-	return f.apply(s, ev, &sc)
+	return f.apply(s, ev, &sc, persistent)
 }
 
 // Prepare scans each line of a batch as Apply does (scanned.scan, through
@@ -345,11 +345,51 @@ func (f format) ApplyPrepared(st model.State, ev model.Event, p any, i int) mode
 	if !pl.ok {
 		return s
 	}
-	return f.apply(s, ev, &pl.sc)
+	return f.apply(s, ev, &pl.sc, persistent)
 }
 
-// apply is Apply for the line of ev, which scan read into sc.
-func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
+// ApplyPreparedInPlace is ApplyPrepared for a one-shot fold
+// (model.InPlacePreparer): when mine is set, the line is folded into s
+// itself, unless a state after s exists (then, as always, into a copy);
+// the states it makes are not kept for the lineage's keyframes.
+func (f format) ApplyPreparedInPlace(st model.State, ev model.Event, p any, i int, mine bool) model.State {
+	s, ok := st.(*state)
+	if !ok || s == nil {
+		return st
+	}
+	own := oneShot
+	if mine {
+		own = oneShotMine
+	}
+	pl := model.Prepared[preparedLine](p, i)
+	if pl == nil {
+		var sc scanned
+		if !sc.scan(ev.Raw) {
+			return s
+		}
+		return f.apply(s, ev, &sc, own)
+	}
+	if !pl.ok {
+		return s
+	}
+	return f.apply(s, ev, &pl.sc, own)
+}
+
+// How apply treats the state it is given and the one it makes.
+const (
+	// persistent: s stays as it is; the new state is kept in the
+	// lineage's slab at keyframe positions (lineage.place).
+	persistent = iota
+	// oneShot: s stays as it is; the new state is kept by no one.
+	oneShot
+	// oneShotMine: s is the caller's alone, and the line is folded into
+	// it when it is its lineage's newest state.
+	oneShotMine
+)
+
+// apply is Apply for the line of ev, which scan read into sc; own says
+// what it may do with s (persistent, oneShot, oneShotMine).
+func (f format) apply(s *state, ev model.Event, sc *scanned, own int) model.State {
 	var ok bool
 	var cp *checkpointLine
 	step := uint8(stepItem)
@@ -371,16 +411,21 @@ func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
 	default:
 		return s
 	}
-	ns := *s
-	ns.v++
 	lin := s.lin
 	lin.mu.Lock()
-	if lin.claimed != s.v {
+	behind := lin.claimed != s.v
+	ns := s
+	if own != oneShotMine || behind {
+		ns = new(state)
+		*ns = *s
+	}
+	ns.v++
+	if behind {
 		// A state after s exists: reuse its step if this is the same
 		// line, fork otherwise.
-		if lin.reuse(f, &ns, sc, ev, cp) {
+		if lin.reuse(f, ns, sc, ev, cp) {
 			lin.mu.Unlock()
-			return &ns
+			return ns
 		}
 		nl := lin.fork(s)
 		lin.mu.Unlock()
@@ -391,7 +436,7 @@ func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
 	from, to := uint8(noClass), uint8(noClass)
 	switch step {
 	case stepItem:
-		vd := lin.judge(&ns, sc)
+		vd := lin.judge(ns, sc)
 		if vd.why != whyNone {
 			step = stepDisagreement
 			ns.nDisagreements++
@@ -424,7 +469,10 @@ func (f format) apply(s *state, ev model.Event, sc *scanned) model.State {
 	}
 	lin.recordStep(ns.v, step, from, to)
 	lin.mu.Unlock()
-	return lin.place(&ns, ev.Pos)
+	if own != persistent {
+		return ns
+	}
+	return lin.place(ns, ev.Pos)
 }
 
 // reuse folds into ns (a copy of a state that is not its lineage's newest,
