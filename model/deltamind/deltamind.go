@@ -296,15 +296,27 @@ func checkpoint(raw []byte) (*checkpointLine, bool) {
 // wrong JSON types, and lines of other types, leave s unchanged. It may be
 // called from several goroutines at once, on states of one lineage or not.
 func (f format) Apply(st model.State, ev model.Event) model.State {
+	return f.applyLine(st, ev, nil, persistent)
+}
+
+// applyLine is Apply with own (see apply), reading ev's line from pl
+// when Prepare read it (nil: from ev.Raw).
+func (f format) applyLine(st model.State, ev model.Event, pl *preparedLine, own int) model.State {
 	s, ok := st.(*state)
 	if !ok || s == nil {
 		return st
+	}
+	if pl != nil {
+		if !pl.ok {
+			return s
+		}
+		return f.apply(s, ev, &pl.sc, own)
 	}
 	var sc scanned
 	if !sc.scan(ev.Raw) {
 		return s
 	}
-	return f.apply(s, ev, &sc, persistent)
+	return f.apply(s, ev, &sc, own)
 }
 
 // Prepare scans each line of a batch as Apply does (scanned.scan, through
@@ -334,18 +346,7 @@ type preparedLine struct {
 // ApplyPrepared is Apply(st, ev), ev's line being the i-th of the batch
 // Prepare read into p.
 func (f format) ApplyPrepared(st model.State, ev model.Event, p any, i int) model.State {
-	pl := model.Prepared[preparedLine](p, i)
-	if pl == nil {
-		return f.Apply(st, ev)
-	}
-	s, ok := st.(*state)
-	if !ok || s == nil {
-		return st
-	}
-	if !pl.ok {
-		return s
-	}
-	return f.apply(s, ev, &pl.sc, persistent)
+	return f.applyLine(st, ev, model.Prepared[preparedLine](p, i), persistent)
 }
 
 // ApplyPreparedInPlace is ApplyPrepared for a one-shot fold
@@ -353,26 +354,11 @@ func (f format) ApplyPrepared(st model.State, ev model.Event, p any, i int) mode
 // itself, unless a state after s exists (then, as always, into a copy);
 // the states it makes are not kept for the lineage's keyframes.
 func (f format) ApplyPreparedInPlace(st model.State, ev model.Event, p any, i int, mine bool) model.State {
-	s, ok := st.(*state)
-	if !ok || s == nil {
-		return st
-	}
 	own := oneShot
 	if mine {
 		own = oneShotMine
 	}
-	pl := model.Prepared[preparedLine](p, i)
-	if pl == nil {
-		var sc scanned
-		if !sc.scan(ev.Raw) {
-			return s
-		}
-		return f.apply(s, ev, &sc, own)
-	}
-	if !pl.ok {
-		return s
-	}
-	return f.apply(s, ev, &pl.sc, own)
+	return f.applyLine(st, ev, model.Prepared[preparedLine](p, i), own)
 }
 
 // How apply treats the state it is given and the one it makes.
