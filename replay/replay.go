@@ -160,12 +160,16 @@ func (r *Replay) follow(ev model.Event, f model.Preparer, p any, i int) bool {
 	default:
 		s = r.F.Apply(s, ev)
 	}
-	if ev.Pos%r.K == 0 {
+	key := ev.Pos%r.K == 0
+	if key {
 		r.addKey(ev.Pos/r.K, s)
 	}
 	r.mu.Lock()
 	r.tip, r.tipPos = s, ev.Pos
-	if inPlace && (s != prev || mine) {
+	switch {
+	case key:
+		r.mine = nil // a keyframe stays as it is
+	case inPlace && (s != prev || mine):
 		r.mine = s
 	}
 	r.mu.Unlock()

@@ -190,8 +190,8 @@ func TestEffectText(t *testing.T) {
 // A one-shot replay that follows prepared events (rewind state) folds a
 // DeltaMind line into the state it made for the line before, instead of
 // a copy (model.InPlacePreparer): its states still equal the straight
-// fold's, and a state StateAt returned stays as it was while the fold
-// goes on past it.
+// fold's, and a state StateAt returned, or a keyframe, stays as it was
+// while the fold goes on past it.
 func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 	for _, p := range journals(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
@@ -204,6 +204,7 @@ func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 			every := max(2, len(want)/6)
 			r := replay.New(s.J, s.F)
 			r.OneShot()
+			r.K = 16 // a one-shot replay's K (2^30) leaves no keyframe to check
 			type seen struct {
 				pos  int
 				st   model.State
@@ -252,6 +253,15 @@ func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 			for _, r := range returned {
 				if b, _ := model.StateJSON(s.F, r.st, r.pos).MarshalJSON(); string(b) != r.json {
 					t.Fatalf("the state StateAt returned at %d changed as the fold went on:\n now %s\nthen %s", r.pos, b, r.json)
+				}
+			}
+			for pos := 16; pos < len(want); pos += 16 { // read from the keyframe at pos
+				st, err := r.StateAt(pos)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, _ := model.StateJSON(s.F, st, pos).MarshalJSON(); string(b) != string(want[pos-1]) {
+					t.Fatalf("the keyframe at %d changed as the fold went on:\n got %s\nwant %s", pos, b, want[pos-1])
 				}
 			}
 		})
