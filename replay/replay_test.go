@@ -205,12 +205,11 @@ func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 			r := replay.New(s.J, s.F)
 			r.OneShot()
 			r.K = 16 // a one-shot replay's K (2^30) leaves no keyframe to check
-			type seen struct {
-				pos  int
-				st   model.State
-				json string
+			jsonOf := func(st model.State, pos int) string {
+				b, _ := model.StateJSON(s.F, st, pos).MarshalJSON()
+				return string(b)
 			}
-			var returned []seen
+			returned := map[int]model.State{} // by position, each equal to the straight fold's when returned
 			var batch []model.Event
 			fold := func() {
 				lines := make([][]byte, len(batch))
@@ -229,11 +228,10 @@ func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					b, _ := model.StateJSON(s.F, st, ev.Pos).MarshalJSON()
-					if string(b) != string(want[ev.Pos-1]) {
-						t.Fatalf("state at %d differs from the straight fold:\n got %s\nwant %s", ev.Pos, b, want[ev.Pos-1])
+					if got := jsonOf(st, ev.Pos); got != string(want[ev.Pos-1]) {
+						t.Fatalf("state at %d differs from the straight fold:\n got %s\nwant %s", ev.Pos, got, want[ev.Pos-1])
 					}
-					returned = append(returned, seen{ev.Pos, st, string(b)})
+					returned[ev.Pos] = st
 				}
 				batch = batch[:0]
 			}
@@ -250,17 +248,17 @@ func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 			if len(returned) < 2 {
 				t.Fatalf("only %d states checked", len(returned))
 			}
-			for _, r := range returned {
-				if b, _ := model.StateJSON(s.F, r.st, r.pos).MarshalJSON(); string(b) != r.json {
-					t.Fatalf("the state StateAt returned at %d changed as the fold went on:\n now %s\nthen %s", r.pos, b, r.json)
+			for pos, st := range returned {
+				if got := jsonOf(st, pos); got != string(want[pos-1]) {
+					t.Fatalf("the state StateAt returned at %d changed as the fold went on:\n now %s\nthen %s", pos, got, want[pos-1])
 				}
 			}
 			for pos := 16; pos < len(want); pos += 16 { // read from the keyframe at pos
-				st, err := r.StateAt(pos)
+				got, err := r.JSON(pos)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if b, _ := model.StateJSON(s.F, st, pos).MarshalJSON(); string(b) != string(want[pos-1]) {
+				if b, _ := got.MarshalJSON(); string(b) != string(want[pos-1]) {
 					t.Fatalf("the keyframe at %d changed as the fold went on:\n got %s\nwant %s", pos, b, want[pos-1])
 				}
 			}

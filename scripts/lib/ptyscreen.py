@@ -59,7 +59,22 @@ if pid == 0:
 # are read with their arrival times as they come, and fed to the screen
 # once a second; the first screen comes within the first in most runs, so
 # the parsing takes no CPU from the process before it.
-chunks, fed, done = [], 0, None
+chunks, fed = [], 0
+
+
+def feed():
+    """Feeds the chunks not fed yet to the screen, and returns the arrival
+    time of the one that completed it, or None."""
+    global fed
+    for arrived, data in chunks[fed:]:
+        fed += 1
+        stream.feed(data)
+        if complete("\n".join(screen.display)):
+            return arrived
+    return None
+
+
+done = None
 check = t0 + 1
 try:
     while done is None and time.perf_counter() - t0 < 30:
@@ -76,15 +91,11 @@ try:
                 head = b"".join(c for _, c in chunks[-2:])
                 for query in [q for q in answers if q in head]:
                     os.write(fd, answers.pop(query))
-        if time.perf_counter() < check:
-            continue
-        check += 1
-        for arrived, data in chunks[fed:]:
-            fed += 1
-            stream.feed(data)
-            if complete("\n".join(screen.display)):
-                done = arrived
-                break
+        if time.perf_counter() >= check:
+            check += 1
+            done = feed()
+    if done is None:
+        done = feed()  # what came since the last check, before the end or the process's exit
 finally:
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
