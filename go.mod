@@ -24,7 +24,6 @@ require (
 require (
 	github.com/alecthomas/chroma/v2 v2.14.0 // indirect
 	github.com/atotto/clipboard v0.1.4 // indirect
-	github.com/aymerick/douceur v0.2.0 // indirect
 	github.com/charmbracelet/harmonica v0.2.0 // indirect
 	github.com/charmbracelet/ultraviolet v0.0.0-20260811164956-006e29f97886 // indirect
 	github.com/charmbracelet/x/exp/golden v0.0.0-20251109135125-8916d276318f // indirect
@@ -33,7 +32,6 @@ require (
 	github.com/charmbracelet/x/windows v0.2.2 // indirect
 	github.com/clipperhouse/displaywidth v0.11.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
-	github.com/gorilla/css v1.0.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.1 // indirect
@@ -55,3 +53,11 @@ require (
 // 16-25 ms at every start. third_party/nochroma has only the names glamour
 // needs. See BENCHMARKS.md, "Start-up".
 replace github.com/alecthomas/chroma/v2 => ./third_party/nochroma
+
+// glamour's ansi package uses bluemonday's StrictPolicy to strip the tags
+// of HTML in Markdown; bluemonday and the CSS packages it imports compile
+// about a hundred regular expressions at init, for policies rewind never
+// uses: 4-5 ms of every start. third_party/strictpolicy is its sanitize
+// loop for the strict policy, held byte for byte to the real one's
+// output. See BENCHMARKS.md, "Start-up".
+replace github.com/microcosm-cc/bluemonday => ./third_party/strictpolicy
