@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/rewind-tui/rewind/app"
 	"github.com/rewind-tui/rewind/demo"
 	"github.com/rewind-tui/rewind/query"
@@ -65,5 +67,32 @@ func BenchmarkFilterScan100k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		visFor(s, recs, 0, q, nil, false, new(bgRun), 0)
+	}
+}
+
+// BenchmarkView100k draws the whole screen (timeline, state pane,
+// projection, status line) of a 160x50 terminal on 100,000 events with
+// the last event's state shown: what Bubble Tea does after every message,
+// so at least once a frame while j is held down.
+func BenchmarkView100k(b *testing.B) {
+	s := bench100k(b)
+	m := New(s.Target, s, Options{Dark: true})
+	mm, cmd := m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	m = mm.(Model)
+	for cmd != nil {
+		msg := cmd()
+		if _, ok := msg.(stateMsg); !ok {
+			b.Fatalf("the window size asked for %T, not the state", msg)
+		}
+		mm, cmd = m.Update(msg)
+		m = mm.(Model)
+		cmd = nil
+	}
+	if m.shownPos == 0 {
+		b.Fatal("no state shown")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = m.View()
 	}
 }
