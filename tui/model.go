@@ -1216,7 +1216,7 @@ func (m *Model) setProjection(md string) {
 // many as its height: what its View shows, less its padding (box pads).
 func (m Model) projView() string {
 	from := min(m.proj.YOffset(), len(m.projLines))
-	to := min(from+m.proj.Height(), len(m.projLines))
+	to := min(from+max(m.proj.Height(), 0), len(m.projLines)) // negative in a tiny terminal
 	return strings.Join(m.projLines[from:to], "\n")
 }
 

@@ -1,0 +1,58 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TestTinyTerminal shrinks the terminal to a few cells and back, scrolling
+// the projection on the way: the screen is drawn at every size (no panic,
+// as when the projection's pane had a negative height), no wider than the
+// terminal once the panes' borders fit (6 columns: two panes side by
+// side), and whole again once the terminal is large.
+func TestTinyTerminal(t *testing.T) {
+	var m tea.Model = openModel(t, deltaCompleted)
+	update := func(msg tea.Msg) {
+		t.Helper()
+		var cmd tea.Cmd
+		m, cmd = m.Update(msg)
+		if cmd == nil {
+			return
+		}
+		if st, ok := cmd().(stateMsg); ok { // the state asked for at a new size
+			m, _ = m.Update(st)
+		}
+	}
+	screen := func(w, h int) string {
+		t.Helper()
+		v := ansi.Strip(m.View().Content)
+		for i, l := range strings.Split(v, "\n") {
+			if lw := ansi.StringWidth(l); lw > max(w, 6) {
+				t.Fatalf("%dx%d: line %d is %d columns wide: %q", w, h, i, lw, l)
+			}
+		}
+		return v
+	}
+	update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	update(keyMsg("tab"))
+	update(keyMsg("tab")) // the projection
+	for _, sz := range [][2]int{{60, 20}, {20, 8}, {10, 5}, {5, 4}, {3, 3}, {2, 2}, {1, 1}, {7, 1}, {1, 9}} {
+		update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		screen(sz[0], sz[1])
+		for _, k := range []string{"j", "f", "G", "k", "g"} {
+			update(keyMsg(k))
+			screen(sz[0], sz[1])
+		}
+	}
+	update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	s := screen(100, 30)
+	// g, the last key, went to the first event.
+	for _, want := range []string{"State after #1 ", "Projection · CONVERSATION", "RUN_START"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("back at 100x30 the screen lacks %q:\n%s", want, s)
+		}
+	}
+}
