@@ -1242,6 +1242,11 @@ func (m Model) box(title, content string, w, h int, focused bool) []string {
 	rows = append(rows, fg.Render(bd.TopLeft+strings.Repeat(bd.Top, inW)+bd.TopRight))
 	var b strings.Builder
 	row := func(l string) {
+		if strings.IndexByte(l, '\t') >= 0 {
+			// As lipgloss drew them (journal text comes with its tabs
+			// expanded by render.Sanitize; this is for any other).
+			l = strings.ReplaceAll(l, "\t", "    ")
+		}
 		lw := render.Width(l)
 		if lw > inW {
 			l = render.Truncate(l, inW)

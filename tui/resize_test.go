@@ -56,3 +56,31 @@ func TestTinyTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestBoxRowsExactWidth holds a pane to its size whatever its content:
+// tabs, wide characters, lines longer than the pane, colour, fewer or more
+// lines than it has rows. panes joins the boxes row by row, so a row one
+// column off would shift every pane to its right.
+func TestBoxRowsExactWidth(t *testing.T) {
+	m := openModel(t, deltaCompleted)
+	content := strings.Join([]string{
+		"a\ttab\t\tend",
+		"漢字とかな、幅の広い文字がペインより長く続く行",
+		strings.Repeat("long ", 30),
+		"\x1b[31mred\x1b[0m text",
+		"",
+	}, "\n")
+	for _, sz := range [][2]int{{40, 10}, {24, 4}, {7, 3}, {3, 3}} {
+		for _, focused := range []bool{false, true} {
+			rows := m.box("a title longer than some panes", content, sz[0], sz[1], focused)
+			if len(rows) != sz[1] {
+				t.Errorf("%dx%d: %d rows", sz[0], sz[1], len(rows))
+			}
+			for i, r := range rows {
+				if w := ansi.StringWidth(r); w != sz[0] || strings.ContainsRune(r, '\t') {
+					t.Errorf("%dx%d: row %d is %d columns wide: %q", sz[0], sz[1], i, w, r)
+				}
+			}
+		}
+	}
+}
