@@ -188,10 +188,10 @@ func TestEffectText(t *testing.T) {
 }
 
 // A one-shot replay that follows prepared events (rewind state) folds a
-// DeltaMind line into the state it made for the line before, instead of
-// a copy (model.InPlacePreparer): its states still equal the straight
-// fold's, and a state StateAt returned, or a keyframe, stays as it was
-// while the fold goes on past it.
+// DeltaMind or Delta Engine line into the state it made for the line
+// before, instead of a copy (model.InPlacePreparer): its states still
+// equal the straight fold's, and a state StateAt returned, or a keyframe,
+// stays as it was while the fold goes on past it.
 func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 	for _, p := range journals(t) {
 		t.Run(filepath.Base(p), func(t *testing.T) {

@@ -175,9 +175,35 @@ func (f format) ApplyPrepared(s model.State, ev model.Event, p any, i int) model
 	return f.apply(st, ev, &pl.l)
 }
 
-// apply is Apply for the line of ev, which parseLine read into l.
+// ApplyPreparedInPlace is ApplyPrepared for a one-shot fold
+// (model.InPlacePreparer): when mine is set, the line is folded into s
+// itself instead of a copy of it (rewind state of 1 GB of Delta Engine:
+// 0.88 M states of 112 bytes, each dropped at the next event). What s
+// shares with earlier states (its log, its extra fields) is copied on
+// change as always.
+func (f format) ApplyPreparedInPlace(s model.State, ev model.Event, p any, i int, mine bool) model.State {
+	st, ok := s.(*state)
+	pl := model.Prepared[preparedLine](p, i)
+	if !mine || !ok || st == nil || pl == nil {
+		return f.ApplyPrepared(s, ev, p, i)
+	}
+	if pl.ok {
+		foldLine(st, ev, &pl.l)
+	}
+	return st
+}
+
+// apply is Apply for the line of ev, which parseLine read into l: the
+// line folded into a copy of st.
 func (f format) apply(st *state, ev model.Event, l *line) model.State {
 	n := *st // shallow copy: everything shared is persistent
+	foldLine(&n, ev, l)
+	return &n
+}
+
+// foldLine folds the line of ev, which parseLine read into l, into n, whose
+// shared parts (log, x) it copies on change.
+func foldLine(n *state, ev model.Event, l *line) {
 	p := &l.p
 	switch l.typ {
 	case tRunStart:
@@ -244,7 +270,6 @@ func (f format) apply(st *state, ev model.Event, l *line) model.State {
 	}
 	n.events++
 	n.checkSeq(l.seq, ev.Pos)
-	return &n
 }
 
 // mut returns s's extra fields, copied first if s still shares them with
