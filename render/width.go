@@ -33,3 +33,26 @@ func PadRight(s string, w int) string {
 	}
 	return s
 }
+
+// Fit returns s cut as [Truncate] cuts it and padded with spaces to
+// exactly w display columns (w <= 0 yields ""): PadRight(Truncate(s, w),
+// w), measuring s once when it fits, where those two measure it twice.
+// A tab counts as [TabWidth] spaces, as lipgloss draws it ([Sanitize]
+// expands a journal's tabs; this is for any other string).
+func Fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if strings.IndexByte(s, '\t') >= 0 {
+		s = strings.ReplaceAll(s, "\t", strings.Repeat(" ", TabWidth))
+	}
+	n := Width(s)
+	if n > w {
+		s = Truncate(s, w)
+		n = Width(s)
+	}
+	if n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}

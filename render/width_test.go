@@ -53,3 +53,22 @@ func TestPadRight(t *testing.T) {
 		t.Errorf("PadRight shortened: %q", got)
 	}
 }
+
+// TestFit holds Fit to PadRight(Truncate(s, w), w), which the panes used
+// before it, and to exactly w columns, tabs included.
+func TestFit(t *testing.T) {
+	for _, s := range []string{"", "abc", "hello world", "日本語テキスト", "héllo", "\x1b[31mredder\x1b[m", "👨\u200d👩\u200d👧 x"} {
+		for w := -1; w <= 14; w++ {
+			got := Fit(s, w)
+			if want := PadRight(Truncate(s, w), w); got != want {
+				t.Errorf("Fit(%q, %d) = %q, want %q", s, w, got, want)
+			}
+			if Width(got) != max(w, 0) {
+				t.Errorf("Fit(%q, %d) is %d wide", s, w, Width(got))
+			}
+		}
+	}
+	if got := Fit("a\tb", 8); got != "a    b  " {
+		t.Errorf("Fit with a tab = %q", got)
+	}
+}

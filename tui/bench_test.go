@@ -76,18 +76,7 @@ func BenchmarkFilterScan100k(b *testing.B) {
 // so at least once a frame while j is held down.
 func BenchmarkView100k(b *testing.B) {
 	s := bench100k(b)
-	m := New(s.Target, s, Options{Dark: true})
-	mm, cmd := m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
-	m = mm.(Model)
-	for cmd != nil {
-		msg := cmd()
-		if _, ok := msg.(stateMsg); !ok {
-			b.Fatalf("the window size asked for %T, not the state", msg)
-		}
-		mm, cmd = m.Update(msg)
-		m = mm.(Model)
-		cmd = nil
-	}
+	m := updateWithState(New(s.Target, s, Options{Dark: true}), tea.WindowSizeMsg{Width: 160, Height: 50}).(Model)
 	if m.shownPos == 0 {
 		b.Fatal("no state shown")
 	}

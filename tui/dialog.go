@@ -216,7 +216,7 @@ func (d *decisionDialog) view(st render.Styles, w int) string {
 		}
 		for i, o := range d.item.Options {
 			line := fmt.Sprintf(" %s  %s", render.Line(o.ID), render.Line(o.Label))
-			line = render.PadRight(render.Truncate(line, inner), inner)
+			line = render.Fit(line, inner)
 			if i == d.opt {
 				b.WriteString(st.OptionActive.Render("›"+line) + "\n")
 			} else {

@@ -1223,12 +1223,12 @@ func (m Model) projView() string {
 // box draws a bordered pane of outer size w×h with a title line, and
 // returns its rows: max(h, 3) of them, each max(w, 3) columns wide.
 //
-// Every row of content is cut and padded to the inner width here, and the
-// border is drawn around them with the pane style's border and colour:
-// with the width and height set, lipgloss wrapped, aligned and measured
-// each line again, and its joins once more (a 160x50 screen on 100,000
-// events: 3.3-3.9 ms a View, most of it measuring graphemes; see
-// BenchmarkView100k).
+// Every row of content is cut and padded to the inner width once
+// (render.Fit), and the border is drawn around them with the pane style's
+// border and colour: with the width and height set, lipgloss wrapped,
+// aligned and measured each line again, and its joins once more (a 160x50
+// screen on 100,000 events: 3.3-3.9 ms a View, most of it measuring
+// graphemes; see BenchmarkView100k).
 func (m Model) box(title, content string, w, h int, focused bool) []string {
 	st, ts := m.st.Pane, m.st.Title
 	if focused {
@@ -1240,36 +1240,14 @@ func (m Model) box(title, content string, w, h int, focused bool) []string {
 	left, right := fg.Render(bd.Left), fg.Render(bd.Right)
 	rows := make([]string, 0, inH+2)
 	rows = append(rows, fg.Render(bd.TopLeft+strings.Repeat(bd.Top, inW)+bd.TopRight))
-	var b strings.Builder
-	row := func(l string) {
-		if strings.IndexByte(l, '\t') >= 0 {
-			// As lipgloss drew them (journal text comes with its tabs
-			// expanded by render.Sanitize; this is for any other).
-			l = strings.ReplaceAll(l, "\t", "    ")
-		}
-		lw := render.Width(l)
-		if lw > inW {
-			l = render.Truncate(l, inW)
-			lw = render.Width(l)
-		}
-		b.Reset()
-		b.Grow(len(left) + len(l) + inW - lw + len(right))
-		b.WriteString(left)
-		b.WriteString(l)
-		for ; lw < inW; lw++ {
-			b.WriteByte(' ')
-		}
-		b.WriteString(right)
-		rows = append(rows, b.String())
-	}
-	row(ts.Render(render.Truncate(title, inW)))
+	rows = append(rows, left+render.Fit(ts.Render(render.Truncate(title, inW)), inW)+right)
 	lines := strings.Split(content, "\n")
-	for i := 0; i < inH-1; i++ {
+	for i := range inH - 1 {
+		l := ""
 		if i < len(lines) {
-			row(lines[i])
-		} else {
-			row("")
+			l = lines[i]
 		}
+		rows = append(rows, left+render.Fit(l, inW)+right)
 	}
 	return append(rows, fg.Render(bd.BottomLeft+strings.Repeat(bd.Bottom, inW)+bd.BottomRight))
 }

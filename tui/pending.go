@@ -115,7 +115,7 @@ func (p *pendingList) view(st render.Styles, w, h int) string {
 		if p.runs != nil {
 			line = fit(render.Line(filepath.Base(p.runs[i])), 22) + " " + line
 		}
-		line = render.PadRight(render.Truncate(line, inner), inner)
+		line = render.Fit(line, inner)
 		if i == p.sel {
 			line = st.OptionActive.Render(line)
 		} else {

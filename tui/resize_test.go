@@ -8,6 +8,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// updateWithState is m.Update(msg), followed, when the command it returns
+// gives a stateMsg (the state asked for at a new size or position), by
+// m.Update of that message, without a program: the screen then shows it.
+func updateWithState(m tea.Model, msg tea.Msg) tea.Model {
+	m, cmd := m.Update(msg)
+	if cmd == nil {
+		return m
+	}
+	if st, ok := cmd().(stateMsg); ok {
+		m, _ = m.Update(st)
+	}
+	return m
+}
+
 // TestTinyTerminal shrinks the terminal to a few cells and back, scrolling
 // the projection on the way: the screen is drawn at every size (no panic,
 // as when the projection's pane had a negative height), no wider than the
@@ -15,17 +29,7 @@ import (
 // side), and whole again once the terminal is large.
 func TestTinyTerminal(t *testing.T) {
 	var m tea.Model = openModel(t, deltaCompleted)
-	update := func(msg tea.Msg) {
-		t.Helper()
-		var cmd tea.Cmd
-		m, cmd = m.Update(msg)
-		if cmd == nil {
-			return
-		}
-		if st, ok := cmd().(stateMsg); ok { // the state asked for at a new size
-			m, _ = m.Update(st)
-		}
-	}
+	update := func(msg tea.Msg) { m = updateWithState(m, msg) }
 	screen := func(w, h int) string {
 		t.Helper()
 		v := ansi.Strip(m.View().Content)

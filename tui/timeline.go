@@ -359,7 +359,7 @@ func (t *timeline) view() string {
 				style = t.st.RowProblem
 			}
 		}
-		line = render.PadRight(render.Truncate(line, t.w), t.w)
+		line = render.Fit(line, t.w)
 		if i == t.sel {
 			style = t.st.RowSelected
 		}

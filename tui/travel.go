@@ -972,7 +972,7 @@ func (o *listOverlay) view(st render.Styles, w, h int) string {
 	var b strings.Builder
 	b.WriteString(st.DialogTitle.Render(render.Truncate(o.title, inner)) + "\n\n")
 	for i := o.top; i < len(o.lines) && i < o.top+rows; i++ {
-		l := render.PadRight(render.Truncate(o.lines[i], inner), inner)
+		l := render.Fit(o.lines[i], inner)
 		switch {
 		case o.pos != nil && i == o.sel:
 			l = st.OptionActive.Render(l)

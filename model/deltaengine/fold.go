@@ -160,19 +160,7 @@ type preparedLine struct {
 // ApplyPrepared is Apply(s, ev), ev's line being the i-th of the batch
 // Prepare read into p.
 func (f format) ApplyPrepared(s model.State, ev model.Event, p any, i int) model.State {
-	pl := model.Prepared[preparedLine](p, i)
-	if pl == nil {
-		return f.Apply(s, ev)
-	}
-	st, ok := s.(*state)
-	if !ok || st == nil {
-		st = f.Init().(*state)
-		s = st
-	}
-	if !pl.ok {
-		return s
-	}
-	return f.apply(st, ev, &pl.l)
+	return f.applyPrepared(s, ev, p, i, false)
 }
 
 // ApplyPreparedInPlace is ApplyPrepared for a one-shot fold
@@ -182,15 +170,29 @@ func (f format) ApplyPrepared(s model.State, ev model.Event, p any, i int) model
 // shares with earlier states (its log, its extra fields) is copied on
 // change as always.
 func (f format) ApplyPreparedInPlace(s model.State, ev model.Event, p any, i int, mine bool) model.State {
-	st, ok := s.(*state)
+	return f.applyPrepared(s, ev, p, i, mine)
+}
+
+// applyPrepared is ApplyPrepared, folding into s itself when inPlace is
+// set (ApplyPreparedInPlace's mine).
+func (f format) applyPrepared(s model.State, ev model.Event, p any, i int, inPlace bool) model.State {
 	pl := model.Prepared[preparedLine](p, i)
-	if !mine || !ok || st == nil || pl == nil {
-		return f.ApplyPrepared(s, ev, p, i)
+	if pl == nil {
+		return f.Apply(s, ev)
 	}
-	if pl.ok {
+	st, ok := s.(*state)
+	if !ok || st == nil {
+		st = f.Init().(*state)
+		s = st
+	}
+	switch {
+	case !pl.ok:
+		return s
+	case inPlace:
 		foldLine(st, ev, &pl.l)
+		return st
 	}
-	return st
+	return f.apply(st, ev, &pl.l)
 }
 
 // apply is Apply for the line of ev, which parseLine read into l: the
