@@ -21,3 +21,11 @@ func populate(b []byte) {
 		unsupported.Store(true)
 	}
 }
+
+// adviseHuge advises the whole huge pages of b as MADV_HUGEPAGE and
+// reports whether the system took the advice (it refuses it when it has
+// no transparent huge pages).
+func adviseHuge(b []byte) bool {
+	h := hugeInterior(b)
+	return len(h) > 0 && unix.Madvise(h, unix.MADV_HUGEPAGE) == nil
+}

@@ -3,3 +3,6 @@
 package prefault
 
 func populate([]byte) {}
+
+// adviseHuge does nothing: only Linux is advised.
+func adviseHuge([]byte) bool { return false }
