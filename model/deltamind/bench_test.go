@@ -14,6 +14,7 @@ import (
 	"github.com/rewind-tui/rewind/internal/journaltest"
 	"github.com/rewind-tui/rewind/internal/rawjson"
 	"github.com/rewind-tui/rewind/model"
+	"github.com/rewind-tui/rewind/render"
 )
 
 func benchLines(b *testing.B) ([][]byte, int64) {
@@ -181,9 +182,10 @@ func BenchmarkFold(b *testing.B) {
 	}
 }
 
-// BenchmarkItems makes the objects of every item of a folded journal file
-// as rewind state does (one goroutine; the items per op are those of
-// 20,000 generated lines).
+// BenchmarkItems writes every item of a folded journal file as rewind
+// state does (one goroutine, one part: decoder.item, then the item's
+// indented JSON, or its object when it has no text form; the items per op
+// are those of 20,000 generated lines; SetBytes: the bytes written).
 func BenchmarkItems(b *testing.B) {
 	lines, _ := benchLines(b)
 	var buf bytes.Buffer
@@ -192,14 +194,29 @@ func BenchmarkItems(b *testing.B) {
 		buf.WriteByte('\n')
 	}
 	s := foldJournal(b, journaltest.Open(b, "provenance.jsonl", buf.Bytes())).(*state)
+	w := model.Strings{String: render.AppendJSONString, Literal: render.AppendJSONLiteral}
+	var out []byte
+	write := func() {
+		out = out[:0]
+		d := s.lin.decoder(partWin).reusing()
+		d.gather(0, s.nItems, s.seq)
+		sc := &itemScratch{}
+		for i := range s.nItems {
+			it := d.item(i, s.seq)
+			if it.appendable() {
+				out = itemText{&it}.AppendIndented(out, 2, w)
+			} else if len(it.objectIn(sc)) == 0 {
+				b.Fatal("an item without members")
+			}
+		}
+		d.done()
+	}
+	write()
+	b.SetBytes(int64(len(out)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		d := s.lin.decoder(walkWin)
-		for i := range s.nItems {
-			it := d.item(i, s.seq)
-			_ = it.object()
-		}
+		write()
 	}
 }
 
