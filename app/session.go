@@ -219,16 +219,18 @@ func (s *Session) FoldWhileIndexingThrough(pos int, step int64) error {
 	if drop {
 		s.J.Index.DropRecords()
 	}
+	w := s.R.Following(p)
 	fold := func(ev model.Event, prep any, i int) error {
 		if ev.Pos > through {
 			return errThrough
 		}
-		if !s.R.FollowPrepared(p, ev, prep, i) {
+		if !w.Follow(ev, prep, i) {
 			return errBehind
 		}
 		return nil
 	}
 	err = s.J.UpdateEachSteps(st.Size(), step, prepare, true, fold)
+	w.End()
 	switch {
 	case errors.Is(err, errThrough):
 	case err == nil:

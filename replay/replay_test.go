@@ -265,3 +265,124 @@ func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 		})
 	}
 }
+
+// A Following (how rewind state folds while it indexes, taking the
+// replay's lock only at keyframes) folds as FollowPrepared does, one-shot
+// or not: states asked for while it goes on, and the tip after End, equal
+// the straight fold's, and a state returned meanwhile or a keyframe stays
+// as it was; an event that is not the next one is refused.
+func TestFollowingFoldsAsFollowPreparedDoes(t *testing.T) {
+	for _, p := range journals(t) {
+		for _, oneShot := range []bool{false, true} {
+			name := filepath.Base(p)
+			if oneShot {
+				name += "/one-shot"
+			}
+			t.Run(name, func(t *testing.T) {
+				s, want := straightFold(t, p)
+				defer s.Close()
+				pr, ok := s.F.(model.Preparer)
+				if !ok {
+					t.Fatalf("%s does not prepare lines", s.F.Name())
+				}
+				r := replay.New(s.J, s.F)
+				if oneShot {
+					r.OneShot()
+				}
+				r.K = 16
+				jsonOf := func(st model.State, pos int) string {
+					b, _ := model.StateJSON(s.F, st, pos).MarshalJSON()
+					return string(b)
+				}
+				every := max(2, len(want)/7)
+				returned := map[int]model.State{}
+				// The first events are followed one by one, so that a
+				// one-shot fold's tip is its own (in place) when the
+				// Following starts from it; the state there is asked for
+				// once the Following has gone past it.
+				const before = 5
+				var w *replay.Following
+				var batch []model.Event
+				var first model.Event
+				fold := func() {
+					lines := make([][]byte, len(batch))
+					for i, ev := range batch {
+						lines[i] = ev.Raw
+					}
+					prep := pr.Prepare(lines, nil)
+					for i, ev := range batch {
+						if ev.Pos <= before {
+							if !r.FollowPrepared(pr, ev, prep, i) {
+								t.Fatalf("event %d, the next one, refused", ev.Pos)
+							}
+							continue
+						}
+						if w == nil {
+							w = r.Following(pr)
+						}
+						if !w.Follow(ev, prep, i) {
+							t.Fatalf("event %d, the next one, refused", ev.Pos)
+						}
+						at := ev.Pos
+						switch {
+						case at == before+3:
+							at = before
+						case at%every != 0:
+							continue
+						}
+						st, err := r.StateAt(at)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got := jsonOf(st, at); got != string(want[at-1]) {
+							t.Fatalf("state at %d asked for during the fold differs from the straight fold:\n got %.300s\nwant %.300s", at, got, want[at-1])
+						}
+						returned[at] = st
+					}
+					batch = batch[:0]
+				}
+				if err := s.J.Each(1, len(want), func(ev model.Event) error {
+					ev.Raw = append([]byte(nil), ev.Raw...)
+					if ev.Pos == 1 {
+						first = ev
+					}
+					if batch = append(batch, ev); len(batch) == 10 {
+						fold()
+					}
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				fold()
+				if w.Follow(first, pr.Prepare([][]byte{first.Raw}, nil), 0) {
+					t.Fatal("event 1 folded again after the last event")
+				}
+				w.End()
+				last, err := r.StateAt(len(want))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := jsonOf(last, len(want)); got != string(want[len(want)-1]) {
+					t.Fatalf("the tip after End differs from the straight fold's last state:\n got %s\nwant %s", got, want[len(want)-1])
+				}
+				if len(returned) < 2 {
+					t.Fatalf("only %d states checked during the fold", len(returned))
+				}
+				for pos, st := range returned {
+					if got := jsonOf(st, pos); got != string(want[pos-1]) {
+						t.Fatalf("the state StateAt returned at %d changed as the fold went on:\n now %s\nthen %s", pos, got, want[pos-1])
+					}
+				}
+				for pos := 16; pos < len(want); pos += 16 {
+					got, err := r.JSON(pos)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if b, _ := got.MarshalJSON(); string(b) != string(want[pos-1]) {
+						t.Fatalf("the keyframe at %d changed as the fold went on:\n got %s\nwant %s", pos, b, want[pos-1])
+					}
+				}
+			})
+		}
+	}
+}
