@@ -187,6 +187,61 @@ func TestEffectText(t *testing.T) {
 	}
 }
 
+// inBatches calls fold with events 1 to n of s's journal ten at a time,
+// each with a copy of its line, and their lines as pr prepares them, as the
+// index hands them to a fold.
+func inBatches(t *testing.T, s *app.Session, pr model.Preparer, n int, fold func(batch []model.Event, prep any)) {
+	t.Helper()
+	var batch []model.Event
+	flush := func() {
+		lines := make([][]byte, len(batch))
+		for i, ev := range batch {
+			lines[i] = ev.Raw
+		}
+		fold(batch, pr.Prepare(lines, nil))
+		batch = batch[:0]
+	}
+	if err := s.J.Each(1, n, func(ev model.Event) error {
+		ev.Raw = append([]byte(nil), ev.Raw...)
+		if batch = append(batch, ev); len(batch) == 10 {
+			flush()
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	flush()
+}
+
+// stateJSON is the JSON of f's state st after event pos.
+func stateJSON(f model.Format, st model.State, pos int) string {
+	b, _ := model.StateJSON(f, st, pos).MarshalJSON()
+	return string(b)
+}
+
+// checkUnchanged fails t when a state in returned (by position), or a
+// keyframe of r (every 16 events), no longer equals the straight fold's.
+func checkUnchanged(t *testing.T, r *replay.Replay, f model.Format, want [][]byte, returned map[int]model.State) {
+	t.Helper()
+	if len(returned) < 2 {
+		t.Fatalf("only %d states checked during the fold", len(returned))
+	}
+	for pos, st := range returned {
+		if got := stateJSON(f, st, pos); got != string(want[pos-1]) {
+			t.Fatalf("the state StateAt returned at %d changed as the fold went on:\n now %.300s\nthen %.300s", pos, got, want[pos-1])
+		}
+	}
+	for pos := 16; pos < len(want); pos += 16 { // read from the keyframe at pos
+		got, err := r.JSON(pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := got.MarshalJSON(); string(b) != string(want[pos-1]) {
+			t.Fatalf("the keyframe at %d changed as the fold went on:\n got %.300s\nwant %.300s", pos, b, want[pos-1])
+		}
+	}
+}
+
 // A one-shot replay that follows prepared events (rewind state) folds a
 // DeltaMind or Delta Engine line into the state it made for the line
 // before, instead of a copy (model.InPlacePreparer): its states still
@@ -204,19 +259,9 @@ func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 			every := max(2, len(want)/6)
 			r := replay.New(s.J, s.F)
 			r.OneShot()
-			r.K = 16 // a one-shot replay's K (2^30) leaves no keyframe to check
-			jsonOf := func(st model.State, pos int) string {
-				b, _ := model.StateJSON(s.F, st, pos).MarshalJSON()
-				return string(b)
-			}
+			r.K = 16                          // a one-shot replay's K (2^30) leaves no keyframe to check
 			returned := map[int]model.State{} // by position, each equal to the straight fold's when returned
-			var batch []model.Event
-			fold := func() {
-				lines := make([][]byte, len(batch))
-				for i, ev := range batch {
-					lines[i] = ev.Raw
-				}
-				prep := pr.Prepare(lines, nil)
+			inBatches(t, s, pr, len(want), func(batch []model.Event, prep any) {
 				for i, ev := range batch {
 					if !r.FollowPrepared(pr, ev, prep, i) {
 						t.Fatalf("event %d, the next one, refused", ev.Pos)
@@ -228,40 +273,13 @@ func TestOneShotFollowPreparedKeepsReturnedStates(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got := jsonOf(st, ev.Pos); got != string(want[ev.Pos-1]) {
-						t.Fatalf("state at %d differs from the straight fold:\n got %s\nwant %s", ev.Pos, got, want[ev.Pos-1])
+					if got := stateJSON(s.F, st, ev.Pos); got != string(want[ev.Pos-1]) {
+						t.Fatalf("state at %d differs from the straight fold:\n got %.300s\nwant %.300s", ev.Pos, got, want[ev.Pos-1])
 					}
 					returned[ev.Pos] = st
 				}
-				batch = batch[:0]
-			}
-			if err := s.J.Each(1, len(want), func(ev model.Event) error {
-				ev.Raw = append([]byte(nil), ev.Raw...)
-				if batch = append(batch, ev); len(batch) == 10 {
-					fold()
-				}
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			fold()
-			if len(returned) < 2 {
-				t.Fatalf("only %d states checked", len(returned))
-			}
-			for pos, st := range returned {
-				if got := jsonOf(st, pos); got != string(want[pos-1]) {
-					t.Fatalf("the state StateAt returned at %d changed as the fold went on:\n now %s\nthen %s", pos, got, want[pos-1])
-				}
-			}
-			for pos := 16; pos < len(want); pos += 16 { // read from the keyframe at pos
-				got, err := r.JSON(pos)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if b, _ := got.MarshalJSON(); string(b) != string(want[pos-1]) {
-					t.Fatalf("the keyframe at %d changed as the fold went on:\n got %s\nwant %s", pos, b, want[pos-1])
-				}
-			}
+			})
+			checkUnchanged(t, r, s.F, want, returned)
 		})
 	}
 }
@@ -290,10 +308,6 @@ func TestFollowingFoldsAsFollowPreparedDoes(t *testing.T) {
 					r.OneShot()
 				}
 				r.K = 16
-				jsonOf := func(st model.State, pos int) string {
-					b, _ := model.StateJSON(s.F, st, pos).MarshalJSON()
-					return string(b)
-				}
 				every := max(2, len(want)/7)
 				returned := map[int]model.State{}
 				// The first events are followed one by one, so that a
@@ -302,15 +316,12 @@ func TestFollowingFoldsAsFollowPreparedDoes(t *testing.T) {
 				// once the Following has gone past it.
 				const before = 5
 				var w *replay.Following
-				var batch []model.Event
 				var first model.Event
-				fold := func() {
-					lines := make([][]byte, len(batch))
+				inBatches(t, s, pr, len(want), func(batch []model.Event, prep any) {
 					for i, ev := range batch {
-						lines[i] = ev.Raw
-					}
-					prep := pr.Prepare(lines, nil)
-					for i, ev := range batch {
+						if ev.Pos == 1 {
+							first = ev
+						}
 						if ev.Pos <= before {
 							if !r.FollowPrepared(pr, ev, prep, i) {
 								t.Fatalf("event %d, the next one, refused", ev.Pos)
@@ -334,26 +345,12 @@ func TestFollowingFoldsAsFollowPreparedDoes(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if got := jsonOf(st, at); got != string(want[at-1]) {
+						if got := stateJSON(s.F, st, at); got != string(want[at-1]) {
 							t.Fatalf("state at %d asked for during the fold differs from the straight fold:\n got %.300s\nwant %.300s", at, got, want[at-1])
 						}
 						returned[at] = st
 					}
-					batch = batch[:0]
-				}
-				if err := s.J.Each(1, len(want), func(ev model.Event) error {
-					ev.Raw = append([]byte(nil), ev.Raw...)
-					if ev.Pos == 1 {
-						first = ev
-					}
-					if batch = append(batch, ev); len(batch) == 10 {
-						fold()
-					}
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-				fold()
+				})
 				if w.Follow(first, pr.Prepare([][]byte{first.Raw}, nil), 0) {
 					t.Fatal("event 1 folded again after the last event")
 				}
@@ -362,26 +359,10 @@ func TestFollowingFoldsAsFollowPreparedDoes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := jsonOf(last, len(want)); got != string(want[len(want)-1]) {
-					t.Fatalf("the tip after End differs from the straight fold's last state:\n got %s\nwant %s", got, want[len(want)-1])
+				if got := stateJSON(s.F, last, len(want)); got != string(want[len(want)-1]) {
+					t.Fatalf("the tip after End differs from the straight fold's last state:\n got %.300s\nwant %.300s", got, want[len(want)-1])
 				}
-				if len(returned) < 2 {
-					t.Fatalf("only %d states checked during the fold", len(returned))
-				}
-				for pos, st := range returned {
-					if got := jsonOf(st, pos); got != string(want[pos-1]) {
-						t.Fatalf("the state StateAt returned at %d changed as the fold went on:\n now %s\nthen %s", pos, got, want[pos-1])
-					}
-				}
-				for pos := 16; pos < len(want); pos += 16 {
-					got, err := r.JSON(pos)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if b, _ := got.MarshalJSON(); string(b) != string(want[pos-1]) {
-						t.Fatalf("the keyframe at %d changed as the fold went on:\n got %s\nwant %s", pos, b, want[pos-1])
-					}
-				}
+				checkUnchanged(t, r, s.F, want, returned)
 			})
 		}
 	}
