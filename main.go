@@ -253,11 +253,9 @@ func (g *globalFlags) openPrefix(path string, prefix int64) (*app.Session, error
 		return nil, usageErr("%s", describeOpenError(path, err))
 	}
 	whole := false
-	if st, err := os.Stat(t.Journal); err == nil {
-		if st.Size() >= hugeHeapFrom {
-			prefault.HugeHeap(int(min(max(st.Size()/8, 32<<20), 512<<20)))
-		}
-		if prefix == 0 && showsProgress(g.stderr, st.Size()) {
+	if st, err := os.Stat(t.Journal); err == nil && prefix == 0 {
+		growingHeap(st.Size())
+		if showsProgress(g.stderr, st.Size()) {
 			whole, prefix = true, foldPrefix
 		}
 	}
@@ -334,6 +332,9 @@ func (g *globalFlags) openThrough(path string, at int, step int64) (*app.Session
 	if err != nil {
 		return nil, err
 	}
+	if st, err := s.J.File().Stat(); err == nil && at < 0 {
+		growingHeap(st.Size())
+	}
 	s.R.OneShot()
 	if err := g.withProgress(s, func() error { return s.FoldWhileIndexingThrough(at, step) }); err != nil {
 		s.Close()
@@ -355,13 +356,21 @@ func (g *globalFlags) openIndexedThrough(path string, at int, step int64) (*app.
 	return g.readThrough(s, path, at, step)
 }
 
-// hugeHeapFrom is the size of journal, in bytes, from which a headless
-// command asks for huge pages for the heap it is about to grow
-// (prefault.HugeHeap), an eighth of the journal's size (32 to 512 MiB of
-// address space; the index and a fold's state are a tenth or less). 1 GB,
-// side by side: rewind state of Durable Stream 1190 -> 970 ms, Delta
-// Engine 1355 -> 1297 ms, DeltaMind 2192 -> 2141 ms; peak RSS 2 to 11 MB
-// more. See BENCHMARKS.md.
+// growingHeap asks for huge pages for the heap a headless command is about
+// to grow reading the whole of a journal of size bytes, when it is
+// hugeHeapFrom or more (prefault.HugeHeap): an eighth of the journal's
+// size, 32 to 512 MiB of address space (the index and a fold's state are
+// a tenth or less). 1 GB, side by side: rewind state of Durable Stream
+// 1091 -> 947 ms, Delta Engine 1580 -> 1485 ms, DeltaMind 2829 -> 2703
+// ms; peak RSS 0 to 11 MB more (BENCHMARKS.md, session 38). Not for a
+// command that reads the start of a journal (rewind events, state --at
+// N): the collection and the first huge pages' zeroing cost it 3 ms.
+func growingHeap(size int64) {
+	if size >= hugeHeapFrom {
+		prefault.HugeHeap(int(min(max(size/8, 32<<20), 512<<20)))
+	}
+}
+
 const hugeHeapFrom = 64 << 20
 
 // foldPrefix is how much of the journal openLast indexes before it starts
