@@ -132,61 +132,27 @@ func (r *Replay) FollowPrepared(f model.Preparer, ev model.Event, p any, i int) 
 	return r.follow(ev, f, p, i)
 }
 
+// follow is a Following of one event: the replay's lock taken to read the
+// tip and again to set it.
 func (r *Replay) follow(ev model.Event, f model.Preparer, p any, i int) bool {
-	r.mu.Lock()
-	s, at := r.tip, r.tipPos
-	if s == nil {
-		s, at = r.keys[0], 0
-	}
-	if ev.Pos != at+1 {
-		r.mu.Unlock()
-		return false
-	}
-	ip, inPlace := f.(model.InPlacePreparer)
-	inPlace = inPlace && r.oneShot
-	mine := inPlace && s == r.mine
-	if mine {
-		// s is about to change: until it is the tip again, StateAt folds
-		// from the keyframe instead of reading it.
-		r.tip = nil
-	}
-	r.mu.Unlock()
-	prev := s
-	switch {
-	case inPlace:
-		s = ip.ApplyPreparedInPlace(s, ev, p, i, mine)
-	case f != nil:
-		s = f.ApplyPrepared(s, ev, p, i)
-	default:
-		s = r.F.Apply(s, ev)
-	}
-	key := ev.Pos%r.K == 0
-	if key {
-		r.addKey(ev.Pos/r.K, s)
-	}
-	r.mu.Lock()
-	r.tip, r.tipPos = s, ev.Pos
-	switch {
-	case key:
-		r.mine = nil // a keyframe stays as it is
-	case inPlace && (s != prev || mine):
-		r.mine = s
-	}
-	r.mu.Unlock()
-	return true
+	var w Following
+	r.startFollowing(&w, f)
+	ok := w.Follow(ev, p, i)
+	w.End()
+	return ok
 }
 
 // A Following folds consecutive events onto a replay's tip from one
-// goroutine, as FollowPrepared does, but takes the replay's lock when it
-// starts, at each keyframe and when it ends, instead of twice an event:
-// rewind state of 1 GB of DeltaMind (3.5 M events) spent 0.08 s of CPU
-// in those locks, on the one goroutine of the fold that cannot be split,
-// and took 2092 -> 1969 ms without them (scripts/ab, 10 runs alternated;
-// CPU 3.88 -> 3.63 s).
-// It is for a caller that reads the journal in order while no one else
-// follows the replay (app.Session.FoldWhileIndexingThrough); the UI's
-// LiveFold, whose states are asked for while it folds, follows event by
-// event.
+// goroutine, taking the replay's lock when it starts, at each keyframe and
+// when it ends; FollowPrepared is a Following of one event, so a caller
+// that folds many takes the lock twice an event: rewind state of 1 GB of
+// DeltaMind (3.5 M events) spent 0.08 s of CPU in those locks, on the one
+// goroutine of the fold that cannot be split, and took 2092 -> 1969 ms
+// with a Following for the whole journal (scripts/ab, 10 runs
+// alternated; CPU 3.88 -> 3.63 s). That is for a caller that reads the
+// journal in order while no one else follows the replay
+// (app.Session.FoldWhileIndexingThrough); the UI's LiveFold, whose states
+// are asked for while it folds, follows event by event.
 //
 // StateAt may run meanwhile: it sees the tip as it was when the Following
 // started (none, when the first event is folded into it in place: it then
@@ -195,7 +161,7 @@ func (r *Replay) follow(ev model.Event, f model.Preparer, p any, i int) bool {
 type Following struct {
 	r    *Replay
 	f    model.Preparer
-	ip   model.InPlacePreparer // f's, when r is one-shot
+	ip   model.InPlacePreparer // f's, when r is one-shot (see OneShot)
 	k    int                   // r.K
 	s    model.State           // the state after pos
 	pos  int
@@ -205,9 +171,15 @@ type Following struct {
 // Following starts a Following of r through f (nil: Apply, as Follow).
 // Call End when it is done.
 func (r *Replay) Following(f model.Preparer) *Following {
+	w := new(Following)
+	r.startFollowing(w, f)
+	return w
+}
+
+func (r *Replay) startFollowing(w *Following, f model.Preparer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	w := &Following{r: r, f: f, k: r.K, s: r.tip, pos: r.tipPos}
+	*w = Following{r: r, f: f, k: r.K, s: r.tip, pos: r.tipPos}
 	if w.s == nil {
 		w.s, w.pos = r.keys[0], 0
 	}
@@ -215,9 +187,10 @@ func (r *Replay) Following(f model.Preparer) *Following {
 		w.ip = ip
 	}
 	if w.mine = w.ip != nil && w.s == r.mine; w.mine {
-		r.tip = nil // about to change: see follow
+		// s is about to change: until it is the tip again, StateAt folds
+		// from the keyframe instead of reading it.
+		r.tip = nil
 	}
-	return w
 }
 
 // Follow folds ev, the i-th line of a batch f read ahead into p (see
