@@ -111,9 +111,9 @@ func (p *pendingList) view(st render.Styles, w, h int) string {
 			b.WriteString(st.Dim.Render(fmt.Sprintf("… %d more", len(p.items)-i)))
 			break
 		}
-		line := fmt.Sprintf("#%-5d %-10s %-26s waited %-8s %s", it.At, render.Line(it.Kind), fit(render.Line(it.ID), 26), waited(it, p.now), render.Line(firstLine(it.Prompt, 400)))
+		line := fmt.Sprintf("#%-5d %-10s %-26s waited %-8s %s", it.At, render.Line(it.Kind), render.Fit(render.Line(it.ID), 26), waited(it, p.now), render.Line(firstLine(it.Prompt, 400)))
 		if p.runs != nil {
-			line = fit(render.Line(filepath.Base(p.runs[i])), 22) + " " + line
+			line = render.Fit(render.Line(filepath.Base(p.runs[i])), 22) + " " + line
 		}
 		line = render.Fit(line, inner)
 		if i == p.sel {

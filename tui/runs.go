@@ -104,7 +104,7 @@ func (p *runPicker) view(w, h int) string {
 		if !r.Start.IsZero() {
 			start = r.Start.Local().Format("2006-01-02 15:04:05")
 		}
-		line := fmt.Sprintf("%-28s %-18s %-19s %3d it  %s", fit(render.Line(r.ID), 28), fit(render.Line(r.Status), 18), start, r.Iterations, render.Line(r.Task))
+		line := fmt.Sprintf("%-28s %-18s %-19s %3d it  %s", render.Fit(render.Line(r.ID), 28), render.Fit(render.Line(r.Status), 18), start, r.Iterations, render.Line(r.Task))
 		line = render.Fit(line, w)
 		style := p.st.Row
 		switch r.Status {

@@ -347,10 +347,10 @@ func (t *timeline) view() string {
 				r = model.Row{Type: rec.Type(), Summary: "…"}
 			}
 			line = fmt.Sprintf("%*d %-*s %-*s %-*s %-*s %s", posW, rec.Pos,
-				keyW, fit(render.Line(firstLine(r.Key, 200)), keyW),
+				keyW, render.Fit(render.Line(firstLine(r.Key, 200)), keyW),
 				timeW, t.timeText(r.Time),
-				typeW, fit(render.Line(firstLine(r.Type, 200)), typeW),
-				actorW, fit(render.Line(firstLine(r.Actor, 200)), actorW),
+				typeW, render.Fit(render.Line(firstLine(r.Type, 200)), typeW),
+				actorW, render.Fit(render.Line(firstLine(r.Actor, 200)), actorW),
 				render.Line(firstLine(r.Summary, 400)))
 			if rec.Problem != journal.OK {
 				line += "  ⚠ " + rec.Problem.String()
@@ -369,14 +369,6 @@ func (t *timeline) view() string {
 		lines = append(lines, t.st.Dim.Render(render.Truncate(t.writing, t.w)))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// fit cuts s to w cells.
-func fit(s string, w int) string {
-	if render.Width(s) <= w {
-		return render.PadRight(s, w)
-	}
-	return render.Truncate(s, w)
 }
 
 // firstLine returns at most n bytes of s on one line (the summary column).

@@ -387,7 +387,7 @@ func (m *Model) requestBlame(p replay.Path) tea.Cmd {
 			if err != nil || e.Op == "" {
 				continue
 			}
-			line := fmt.Sprintf("#%-6d %-20s %s", h.Pos, fit(render.Line(recs.Type(recs.EventIndex(h.Pos))), 20), render.Line(effect(e)))
+			line := fmt.Sprintf("#%-6d %-20s %s", h.Pos, render.Fit(render.Line(recs.Type(recs.EventIndex(h.Pos))), 20), render.Line(effect(e)))
 			msg.lines = append(msg.lines, line)
 			msg.pos = append(msg.pos, h.Pos)
 		}
