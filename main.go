@@ -332,8 +332,10 @@ func (g *globalFlags) openThrough(path string, at int, step int64) (*app.Session
 	if err != nil {
 		return nil, err
 	}
-	if st, err := s.J.File().Stat(); err == nil && at < 0 {
-		growingHeap(st.Size())
+	if at < 0 {
+		if st, err := s.J.File().Stat(); err == nil {
+			growingHeap(st.Size())
+		}
 	}
 	s.R.OneShot()
 	if err := g.withProgress(s, func() error { return s.FoldWhileIndexingThrough(at, step) }); err != nil {
